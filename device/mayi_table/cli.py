@@ -1,0 +1,104 @@
+"""The `mayi-table` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .rules.profiles import PROFILES, VARIANTS, ProfileError, check_players, make_profile
+
+app = typer.Typer(
+    help="May I? Table: referee and scoreboard for the contract rummy May I?.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def replay(
+    file: Path = typer.Argument(..., help="A .mayi.jsonl game record ('-' reads standard input)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result object of GAME_RECORD.md."),
+) -> None:
+    """Check a game record against its rules and print the scores (exit 1 at the first illegal line)."""
+    from .rules.record import replay_file, replay_lines, score_sheet
+
+    if str(file) == "-":
+        result, _ = replay_lines(sys.stdin)
+    elif not file.is_file():
+        result = {"ok": False, "error": {"line": 0, "message": f"cannot read {file}: no such file"}}
+    else:
+        result, _ = replay_file(file)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        typer.echo(score_sheet(result))
+    if not result["ok"]:
+        raise typer.Exit(1)
+
+
+@app.command()
+def simulate(
+    profile: str = typer.Option("petras", help=f"Rule profile: {', '.join(PROFILES)}."),
+    players: int = typer.Option(4, help="Number of seats."),
+    games: int = typer.Option(100, min=1, help="Games to play."),
+    seed: int = typer.Option(0, help="Seed; the same seed plays the same games."),
+    variant: Optional[List[str]] = typer.Option(None, help=f"Classic variant, repeatable: {', '.join(VARIANTS)}."),
+    strategy: Optional[List[str]] = typer.Option(None, help="Bot strategies given to seats in turn (planner, chancer)."),
+    records: Optional[Path] = typer.Option(None, help="Write each game's .mayi.jsonl record into this folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print the statistics as one JSON object."),
+) -> None:
+    """Play bot games under the rules and print statistics."""
+    from .rules.bots import STRATEGIES
+    from .rules.record import write_record
+    from .rules.simulate import play_game, statistics_of
+
+    variants = tuple(variant or ())
+    strategies = tuple(strategy or ("planner", "chancer"))
+    try:
+        p = make_profile(profile, variants)
+        check_players(p, players)
+    except ProfileError as e:
+        _fail(str(e))
+    for s in strategies:
+        if s not in STRATEGIES:
+            _fail(f"unknown strategy {s!r}; choose from {', '.join(STRATEGIES)}")
+    if records is not None:
+        records.mkdir(parents=True, exist_ok=True)
+    runs = []
+    show = not as_json and sys.stderr.isatty()
+    with typer.progressbar(range(games), label="playing", file=sys.stderr if show else None) as bar:  # type: ignore[call-overload]
+        for i in bar:
+            run = play_game(profile, players, seed * 1_000_003 + i, variants, strategies)
+            runs.append(run)
+            if records is not None:
+                write_record(run.events, records / f"game-{seed}-{i:04d}.mayi.jsonl")
+    stats = statistics_of(runs).as_dict()
+    stats.update({"profile": profile, "variants": list(variants), "players": players, "seed": seed})
+    if as_json:
+        typer.echo(json.dumps(stats))
+        return
+    typer.echo(f"{games} games of {profile}{' + ' + ', '.join(variants) if variants else ''}, {players} players, seed {seed}")
+    typer.echo(f"  winner's total   mean {stats['winner_total_mean']:.1f}   median {stats['winner_total_median']:.1f}")
+    typer.echo(f"  mean round score {stats['mean_round_score']:.1f}")
+    typer.echo(f"  buys per round   {stats['buys_per_round']:.2f}")
+    typer.echo(f"  rounds with no winner {stats['rounds_without_winner']} of {stats['rounds']}")
+    if stats["tiebreak_rounds"]:
+        typer.echo(f"  tie-break rounds {stats['tiebreak_rounds']}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
