@@ -691,3 +691,67 @@ def apply(game: Game, ev: Event) -> Game:
     g = game.copy()
     g.apply(ev)
     return g
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something a seat may do now: `event` is a concrete legal event when the hand is known;
+    in an observed game the cards are unknown and `event` is None (`meld` names the lay-off target)."""
+
+    kind: str  # draw_stock, draw_discard, buy, open, layoff, discard
+    event: Event | None = None
+    meld: int | None = None
+
+
+def legal_actions(game: Game, seat: str) -> list[Action]:
+    """What `seat` may do now. Each concrete event listed is checked by applying it to a copy."""
+    from .search import layoff_options, search_contract
+
+    r = game.round
+    if r is None or r.over or game.complete or seat not in r.players:
+        return []
+    out: list[Action] = []
+
+    def legal(ev: Event) -> bool:
+        try:
+            game.copy().apply(ev)
+        except IllegalMove:
+            return False
+        return True
+
+    def a_stock_card(pile_below: int) -> Card | None:
+        # the stock's order is unknown to the engine: any card it holds stands for "the top one"
+        if r is None or r.observed:
+            return None
+        return min(r.stock or Counter(r.pile[:-pile_below]))
+
+    if game.buy_refusal(seat) is None:
+        out.append(Action("buy", Buy(seat, a_stock_card(2))))
+    if seat == r.turn and not r.drawn:
+        if game._stock_ready(r):
+            out.append(Action("draw_stock", Draw(seat, "stock", a_stock_card(1))))
+        if r.pile:
+            out.append(Action("draw_discard", Draw(seat, "discard")))
+    playing = seat == r.turn and r.drawn
+    if playing and seat not in r.opened:
+        if r.observed:
+            out.append(Action("open"))
+        else:
+            plan = search_contract(r.hands[seat], r.contract, game.profile, partial=False)
+            if plan is not None and legal(ev := Open(seat, plan.melds)):
+                out.append(Action("open", ev))
+    if seat in r.opened and (playing or game.profile.layoff_any_time):
+        if r.observed:
+            out.extend(Action("layoff", meld=i) for i in range(len(r.table)))
+        else:
+            for i, written in layoff_options(r.hands[seat], r.table, game.profile):
+                if legal(ev2 := LayOff(seat, i, (written,))):
+                    out.append(Action("layoff", ev2, i))
+    if playing:
+        if r.observed:
+            out.append(Action("discard"))
+        else:
+            for c in sorted_cards(list(r.hands[seat])):
+                if legal(ev3 := Discard(seat, c)):
+                    out.append(Action("discard", ev3))
+    return out

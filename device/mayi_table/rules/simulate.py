@@ -56,10 +56,13 @@ def play_game(
     variants: Sequence[str] = (),
     strategies: Sequence[str] = ("planner", "chancer"),
     on_event: Callable[[Game, Event], None] | None = None,
+    seats: Sequence[str] | None = None,
+    first_dealer: str | None = None,
+    stop_after_round: int | None = None,
 ) -> GameRun:
-    """Play one complete game of bots; every event goes through the engine."""
+    """Play one complete game of bots (or its first rounds); every event goes through the engine."""
     rng = random.Random(seed)
-    seats = SEAT_NAMES[:players]
+    seats = tuple(seats) if seats is not None else SEAT_NAMES[:players]
     start = GameStart(profile, tuple(variants), seats)
     game = Game(start)
     events: list[Event] = [start]
@@ -74,7 +77,9 @@ def play_game(
             on_event(game, ev)
 
     dealer = rng.choice(seats)
-    while not game.complete:
+    if first_dealer is not None:
+        dealer = first_dealer
+    while not game.complete and (stop_after_round is None or len(game.results) < stop_after_round):
         due = game.expected_round()
         assert due is not None
         if game.round is not None:
