@@ -105,3 +105,10 @@ def test_joker_layoff_on_run_must_say_which_end() -> None:
 def test_wrap_layoff_past_the_king() -> None:
     run = read_meld("10H JH QH KH".split(), WRAP)[0]
     assert layoff(run, "AH", WRAP).written() == ["10H", "JH", "QH", "KH", "AH"]
+
+
+def test_ace_onto_two_to_king_in_petras() -> None:
+    """petras §03: ace low or high; onto 2H-KH an ace completes the run whichever end it takes."""
+    run = read_meld("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH".split(), PETRAS)[0]
+    assert len(layoff(run, "AH", PETRAS).cards) == 13
+    assert len(layoff(run, "JK:AH", PETRAS).cards) == 13

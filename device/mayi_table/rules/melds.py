@@ -186,6 +186,8 @@ def layoff(meld: Meld, text: str, profile: RuleProfile) -> Meld:
         what = "the joker" if card == JOKER else str(card)
         ends_text = " or ".join(position_rank(p) + suit for _, p in ends) or "nothing (the run is complete)"
         raise MeldError(f"{what if role is None else text} does not extend this run; it takes {ends_text}", ref)
+    if len(fits) == 2 and fits[0][1] == fits[1][1]:
+        fits = fits[:1]  # an ace onto 2..K: either end makes the same full run A..K / 2..A
     if len(fits) > 1:
         raise MeldError(
             f"the joker could go at either end of the run; write it as JK:{fits[0][1]} or JK:{fits[1][1]}",

@@ -125,3 +125,33 @@ def score_sheet(result: dict[str, Any]) -> str:
         err = result["error"]
         lines.append(f"stopped at line {err['line']}: {err['message']}")
     return "\n".join(lines)
+
+
+def as_observed(events: list[Event]) -> list[Event]:
+    """The record the camera would have made of a known game: no hands, no stock cards, no
+    penalty cards, and a `round_end` showing each hand when a round ends (GAME_RECORD.md)."""
+    from dataclasses import replace
+
+    from .events import Buy, Deal, Draw, RoundEnd
+
+    out: list[Event] = []
+    game: Game | None = None
+    for ev in events:
+        if isinstance(ev, GameStart):
+            game = Game(ev)
+            out.append(ev)
+            continue
+        assert game is not None
+        game.apply(ev)
+        if isinstance(ev, Deal):
+            out.append(replace(ev, hands=None))
+        elif isinstance(ev, Draw) and ev.source_pile == "stock":
+            out.append(replace(ev, card=None))
+        elif isinstance(ev, Buy):
+            out.append(replace(ev, penalty=None))
+        else:
+            out.append(ev)
+        r = game.round
+        if r is not None and r.over and not isinstance(ev, RoundEnd):
+            out.append(RoundEnd({s: tuple(sorted(r.hands[s].elements())) for s in r.players}))
+    return out

@@ -93,6 +93,10 @@ def play_game(
             if steps > MAX_EVENTS_PER_ROUND:
                 raise SimulationStuck(f"round {r.number} of seed {seed} did not end")
             if not r.drawn:
+                if game.profile.layoff_any_time:
+                    _quick_layoffs(game, bots, apply)
+                    if r.over:
+                        break
                 _claim_window(game, bots, table, apply)
                 if r.over:
                     break
@@ -120,6 +124,18 @@ def _deal(game: Game, due: int | str, dealer: str, table: _Table) -> Deal:
     upcard = rest.pop()
     table.stock = rest
     return Deal(due, dealer, upcard, hands)
+
+
+def _quick_layoffs(game: Game, bots: dict[str, Any], apply: Callable[[Event], None]) -> None:
+    """family-quick: opened players lay off out of turn, without drawing."""
+    r = game.round
+    assert r is not None
+    for seat in r.players:
+        if seat != r.turn and seat in r.opened:
+            ev = bots[seat].layoff(game, seat)
+            if ev is not None:
+                apply(ev)
+                return
 
 
 def _claim_window(game: Game, bots: dict[str, Any], table: _Table, apply: Callable[[Event], None]) -> None:
