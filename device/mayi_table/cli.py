@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Iterator, List, Optional
 
 import typer
 
@@ -17,6 +18,21 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+class _Quiet:
+    def update(self, n: int) -> None:
+        pass
+
+
+@contextmanager
+def progress(total: int, label: str) -> Iterator[Any]:
+    """A progress bar on the terminal's standard error; silent when output is piped."""
+    if not sys.stderr.isatty():
+        yield _Quiet()
+        return
+    with typer.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -75,13 +91,13 @@ def simulate(
     if records is not None:
         records.mkdir(parents=True, exist_ok=True)
     runs = []
-    show = not as_json and sys.stderr.isatty()
-    with typer.progressbar(range(games), label="playing", file=sys.stderr if show else None) as bar:  # type: ignore[call-overload]
-        for i in bar:
+    with progress(games, "playing") as bar:
+        for i in range(games):
             run = play_game(profile, players, seed * 1_000_003 + i, variants, strategies)
             runs.append(run)
             if records is not None:
                 write_record(run.events, records / f"game-{seed}-{i:04d}.mayi.jsonl")
+            bar.update(1)
     stats = statistics_of(runs).as_dict()
     stats.update({"profile": profile, "variants": list(variants), "players": players, "seed": seed})
     if as_json:
