@@ -6,7 +6,7 @@ import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import Any, Iterator, List
 
 import typer
 
@@ -68,9 +68,9 @@ def simulate(
     players: int = typer.Option(4, help="Number of seats."),
     games: int = typer.Option(100, min=1, help="Games to play."),
     seed: int = typer.Option(0, help="Seed; the same seed plays the same games."),
-    variant: Optional[List[str]] = typer.Option(None, help=f"Classic variant, repeatable: {', '.join(VARIANTS)}."),
-    strategy: Optional[List[str]] = typer.Option(None, help="Bot strategies given to seats in turn (planner, chancer)."),
-    records: Optional[Path] = typer.Option(None, help="Write each game's .mayi.jsonl record into this folder."),
+    variant: List[str] | None = typer.Option(None, help=f"Classic variant, repeatable: {', '.join(VARIANTS)}."),
+    strategy: List[str] | None = typer.Option(None, help="Bot strategies given to seats in turn (planner, chancer)."),
+    records: Path | None = typer.Option(None, help="Write each game's .mayi.jsonl record into this folder."),
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as one JSON object."),
 ) -> None:
     """Play bot games under the rules and print statistics."""
@@ -103,7 +103,9 @@ def simulate(
     if as_json:
         typer.echo(json.dumps(stats))
         return
-    typer.echo(f"{games} games of {profile}{' + ' + ', '.join(variants) if variants else ''}, {players} players, seed {seed}")
+    typer.echo(
+        f"{games} games of {profile}{' + ' + ', '.join(variants) if variants else ''}, {players} players, seed {seed}"
+    )
     typer.echo(f"  winner's total   mean {stats['winner_total_mean']:.1f}   median {stats['winner_total_median']:.1f}")
     typer.echo(f"  mean round score {stats['mean_round_score']:.1f}")
     typer.echo(f"  buys per round   {stats['buys_per_round']:.2f}")

@@ -35,7 +35,12 @@ def build() -> list[Event]:
     deck -= Counter([Card(c) for c in C_HAND] + ["2D", "QC", "KS"])  # C's hand, the upcard, penalty, draw
     rest = list(deck.elements())
     rng.shuffle(rest)
-    hands = {"A": tuple(rest[0:10]), "B": tuple(rest[10:20]), "C": tuple(Card(c) for c in C_HAND), "D": tuple(rest[20:30])}
+    hands = {
+        "A": tuple(rest[0:10]),
+        "B": tuple(rest[10:20]),
+        "C": tuple(Card(c) for c in C_HAND),
+        "D": tuple(rest[20:30]),
+    }
     stock = rest[30:]
     a_draw, b_draw = stock[0], stock[1]
     events += [

@@ -22,20 +22,27 @@ def new(profile: str = "petras", seats: tuple[str, ...] = SEATS, variants: tuple
     return Game(GameStart(profile, variants, seats))
 
 
-def at_round(round_no: int, profile: str = "petras", variants: tuple[str, ...] = (), seats: tuple[str, ...] = SEATS,
-             seed: int = 11) -> Game:
+def at_round(
+    round_no: int,
+    profile: str = "petras",
+    variants: tuple[str, ...] = (),
+    seats: tuple[str, ...] = SEATS,
+    seed: int = 11,
+) -> Game:
     """A game whose first `round_no - 1` rounds were played by bots; the next deal is due."""
     game = new(profile, seats, variants)
     if round_no > 1:
-        run = play_game(profile, len(seats), seed, variants, seats=seats, first_dealer=seats[-1],
-                        stop_after_round=round_no - 1)
+        run = play_game(
+            profile, len(seats), seed, variants, seats=seats, first_dealer=seats[-1], stop_after_round=round_no - 1
+        )
         for ev in run.events[1:]:
             game.apply(ev)
     return game
 
 
-def deal(game: Game, hands: dict[str, str] | None = None, upcard: str = "KD", seed: int = 0,
-         observed: bool = False) -> list[Card]:
+def deal(
+    game: Game, hands: dict[str, str] | None = None, upcard: str = "KD", seed: int = 0, observed: bool = False
+) -> list[Card]:
     """Deal the next round: listed hands as given, the others filled at random. Returns the stock in
     a shuffled order (its last card is the next one drawn)."""
     due = game.expected_round()

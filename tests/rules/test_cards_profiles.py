@@ -39,11 +39,20 @@ def test_cards_are_a_multiset() -> None:
 
 @pytest.mark.parametrize(
     "profile, players, size",
-    [("petras", 3, 108), ("petras", 4, 108), ("petras", 5, 162), ("petras", 6, 162),
-     ("classic", 2, 108), ("classic", 6, 108), ("classic", 7, 162), ("classic", 8, 162)],
+    [
+        ("petras", 3, 108),
+        ("petras", 4, 108),
+        ("petras", 5, 162),
+        ("petras", 6, 162),
+        ("classic", 2, 108),
+        ("classic", 6, 108),
+        ("classic", 7, 162),
+        ("classic", 8, 162),
+    ],
 )
 def test_deck_per_profile_and_players(profile: str, players: int, size: int) -> None:
-    """petras §02: 2 decks + 4 jokers for 3-4, 3 decks + 6 jokers for 5-6; classic Card deck: 108 for 3-6, 162 for 7-8."""
+    """petras §02: 2 decks + 4 jokers for 3-4, 3 decks + 6 jokers for 5-6;
+    classic Card deck: 108 for 3-6, 162 for 7-8."""
     p = make_profile(profile, players=players)
     assert p.deck_size(players) == size
 
@@ -118,8 +127,18 @@ def test_nine_rounds_variant() -> None:
 
 @pytest.mark.parametrize(
     "profile, card, points",
-    [("petras", "JK", 25), ("petras", "AS", 15), ("petras", "KH", 10), ("petras", "10D", 10), ("petras", "7C", 7),
-     ("classic", "JK", 15), ("classic", "AS", 15), ("classic", "QH", 10), ("classic", "10D", 10), ("classic", "2C", 2)],
+    [
+        ("petras", "JK", 25),
+        ("petras", "AS", 15),
+        ("petras", "KH", 10),
+        ("petras", "10D", 10),
+        ("petras", "7C", 7),
+        ("classic", "JK", 15),
+        ("classic", "AS", 15),
+        ("classic", "QH", 10),
+        ("classic", "10D", 10),
+        ("classic", "2C", 2),
+    ],
 )
 def test_card_values(profile: str, card: str, points: int) -> None:
     """petras §06: joker 25, ace 15, K Q J 10 = 10, numbers face value; classic Scoring: joker 15, ace 15, K/Q/J 10."""
@@ -127,7 +146,8 @@ def test_card_values(profile: str, card: str, points: int) -> None:
 
 
 def test_contract_rummy_values_are_configurable() -> None:
-    """classic Common variants, contract-rummy: values differ and are not given; a default, and the game line's card_values."""
+    """classic Common variants, contract-rummy: values differ and are not given;
+    a documented default, and the game line's card_values."""
     p = make_profile("classic", ["contract-rummy"])
     assert p.value("5H") == 5 and p.value("JK") == 50 and p.buy_limit is None
     values = {**{str(n): n for n in range(2, 11)}, "J": 11, "Q": 12, "K": 13, "A": 1, "JK": 0}

@@ -80,7 +80,9 @@ def test_discard_ends_the_turn() -> None:
     stock = deal(game, {"A": "2S 3S 4S 5S 6S 7S 8S 9S 10S JS"})
     illegal(game, Discard("A", card("2S")), "must draw")
     game.apply(Draw("A", "stock", stock[-1]))
-    illegal(game, Discard("A", card("QD")) if "QD" not in hand(game, "A") else Discard("A", card("KC")), "not in A's hand")
+    illegal(
+        game, Discard("A", card("QD")) if "QD" not in hand(game, "A") else Discard("A", card("KC")), "not in A's hand"
+    )
     game.apply(Discard("A", card("2S")))
     assert game.round is not None and game.round.turn == "B" and game.round.pile[-1] == "2S"
 
@@ -568,8 +570,12 @@ def test_observed_round_tracks_hand_sizes_and_scores_the_shown_hands() -> None:
     game.apply(Discard("A", card("KD")))
     assert game.round.over and not game.results
     illegal(game, RoundEnd({"A": (), "B": tuple(cards("KS")), "C": (), "D": ()}), "holds 10 cards")
-    shown = {"A": (), "B": tuple(cards("4S 4H 4D 4C 5S 5H 5D 5C 6S 6H")),
-             "C": tuple(cards("7S 7H 7D 7C 8S 8H 8D 8C 9S 9H")), "D": tuple(cards("JK JK JK JK AS AS AH AH AD AD"))}
+    shown = {
+        "A": (),
+        "B": tuple(cards("4S 4H 4D 4C 5S 5H 5D 5C 6S 6H")),
+        "C": tuple(cards("7S 7H 7D 7C 8S 8H 8D 8C 9S 9H")),
+        "D": tuple(cards("JK JK JK JK AS AS AH AH AD AD")),
+    }
     game.apply(RoundEnd(shown))
     assert game.results[-1].scores == {"A": 0, "B": 16 + 20 + 12, "C": 28 + 32 + 18, "D": 100 + 90}
     assert game.state_dict()["hands"] == {"A": 0, "B": 10, "C": 10, "D": 10}
@@ -581,8 +587,12 @@ def test_observed_round_end_cannot_show_a_card_that_is_face_up() -> None:
     game.apply(Draw("A", "discard"))
     game.apply(Open("A", (("2S", "2H", "2D", "2C", "2S"), ("3S", "3H", "3D", "3C", "3S"))))
     game.apply(Discard("A", card("KD")))
-    bad = {"A": (), "B": tuple(cards("2S 4H 4D 4C 5S 5H 5D 5C 6S 6H")), "C": tuple(cards("7S 7H 7D 7C 8S 8H 8D 8C 9S 9H")),
-           "D": tuple(cards("JK JK JK JK AS AS AH AH AD AD"))}
+    bad = {
+        "A": (),
+        "B": tuple(cards("2S 4H 4D 4C 5S 5H 5D 5C 6S 6H")),
+        "C": tuple(cards("7S 7H 7D 7C 8S 8H 8D 8C 9S 9H")),
+        "D": tuple(cards("JK JK JK JK AS AS AH AH AD AD")),
+    }
     illegal(game, RoundEnd(bad), "face-up elsewhere")
 
 

@@ -114,8 +114,27 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-field_names = st.sampled_from(["type", "seat", "card", "cards", "meld", "melds", "from", "hands", "round", "dealer",
-                               "upcard", "penalty", "profile", "variants", "seats", "at", "source"])
+field_names = st.sampled_from(
+    [
+        "type",
+        "seat",
+        "card",
+        "cards",
+        "meld",
+        "melds",
+        "from",
+        "hands",
+        "round",
+        "dealer",
+        "upcard",
+        "penalty",
+        "profile",
+        "variants",
+        "seats",
+        "at",
+        "source",
+    ]
+)
 
 
 @st.composite

@@ -126,8 +126,13 @@ def test_simulate_cli_is_deterministic_and_records_replay(tmp_path: Path) -> Non
     assert first.returncode == 0, first.stderr
     stats = json.loads(first.stdout)
     assert stats == json.loads(second.stdout)
-    for key in ("winner_total_mean", "winner_total_median", "mean_round_score", "buys_per_round",
-                "rounds_without_winner"):
+    for key in (
+        "winner_total_mean",
+        "winner_total_median",
+        "mean_round_score",
+        "buys_per_round",
+        "rounds_without_winner",
+    ):
         assert key in stats
     files = sorted(tmp_path.glob("*.mayi.jsonl"))
     assert len(files) == 3

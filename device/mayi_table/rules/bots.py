@@ -37,13 +37,13 @@ def _usefulness(card: Card, hand: Counter[Card], r: Round) -> int:
     score = 0
     c = r.contract
     if c.groups:
-        same = sum(hand[rank + s] for s in "SHDC") - 1
+        same = sum(hand[Card(rank + s)] for s in "SHDC") - 1
         score += 3 * same
     if c.runs:
         v = RANK_VALUE[rank]
         for d in (-2, -1, 1, 2):
             w = v + d
-            if 1 <= w <= 13 and hand[RANKS[w - 1] + suit]:
+            if 1 <= w <= 13 and hand[Card(RANKS[w - 1] + suit)]:
                 score += 3 if abs(d) == 1 else 2
     return score
 
@@ -72,7 +72,7 @@ def _keep_one(melds: tuple[tuple[str, ...], ...], kinds: tuple[str, ...], game: 
             continue
         ends = [len(m) - 1] if kind == "group" else [0, len(m) - 1]
         for j in ends:
-            rest = list(m[:j] + m[j + 1:])
+            rest = list(m[:j] + m[j + 1 :])
             if not read_meld(rest, game.profile, kind=kind, run_min=c.run_min):
                 continue
             card = m[j].split(":")[0]
@@ -87,6 +87,12 @@ class _Base:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+
+    def wants_discard(self, game: Game, seat: str, card: Card) -> bool:
+        raise NotImplementedError
+
+    def wants_buy(self, game: Game, seat: str, card: Card) -> bool:
+        raise NotImplementedError
 
     def opening(self, game: Game, seat: str) -> Event | None:
         r = game.round
@@ -105,7 +111,10 @@ class _Base:
                 return None
             melds = kept
         if r.last_round and game.profile.last_round_all_at_once and plan.cards_left:
-            laid = [read_meld(m, game.profile, kind=k, run_min=r.contract.run_min)[0] for m, k in zip(plan.melds, plan.kinds)]
+            laid = [
+                read_meld(list(m), game.profile, kind=k, run_min=r.contract.run_min)[0]
+                for m, k in zip(plan.melds, plan.kinds)
+            ]
             if not can_lay_off_all(list(plan.cards_left), r.table + laid, game.profile):
                 return None
         return Open(seat, tuple(tuple(m) for m in melds))

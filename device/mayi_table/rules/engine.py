@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .cards import JOKER, Card, make_deck, parse_placed, sorted_cards
+from .cards import Card, make_deck, parse_placed, sorted_cards
 from .events import Buy, Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from .melds import Meld, MeldError, fitting_layoffs, layoff, read_meld
 from .profiles import Contract, ProfileError, RuleProfile, make_profile
@@ -62,11 +62,28 @@ class Round:
 
     def copy(self) -> Round:
         return Round(
-            self.number, self.contract, self.dealer, self.players, self.observed, dict(self.counts),
-            {s: Counter(h) for s, h in self.hands.items()}, Counter(self.stock), Counter(self.unseen),
-            self.stock_count, list(self.pile), list(self.table), set(self.opened), self.opened_this_turn,
-            self.turn, self.drawn, dict(self.buys), self.last_buyer, self.recycles, self.went_out,
-            self.over, self.last_round,
+            self.number,
+            self.contract,
+            self.dealer,
+            self.players,
+            self.observed,
+            dict(self.counts),
+            {s: Counter(h) for s, h in self.hands.items()},
+            Counter(self.stock),
+            Counter(self.unseen),
+            self.stock_count,
+            list(self.pile),
+            list(self.table),
+            set(self.opened),
+            self.opened_this_turn,
+            self.turn,
+            self.drawn,
+            dict(self.buys),
+            self.last_buyer,
+            self.recycles,
+            self.went_out,
+            self.over,
+            self.last_round,
         )
 
     def next_player(self, seat: str) -> str:
@@ -84,7 +101,9 @@ class Game:
             raise IllegalMove(str(e)) from None
         self.start = start
         self.seats: tuple[str, ...] = start.seats
-        self.deck: Counter[Card] = make_deck(self.profile.decks(len(self.seats)), self.profile.jokers_per_deck * self.profile.decks(len(self.seats)))
+        self.deck: Counter[Card] = make_deck(
+            self.profile.decks(len(self.seats)), self.profile.jokers_per_deck * self.profile.decks(len(self.seats))
+        )
         self.results: list[RoundResult] = []
         self.round: Round | None = None
         self.tiebreak_players: tuple[str, ...] = ()
@@ -270,9 +289,19 @@ class Game:
             raise IllegalMove("the deck is too small for this deal")
         last = want == len(self.profile.rounds) or want == "tiebreak"
         r = Round(
-            number=want, contract=contract, dealer=ev.dealer, players=players, observed=ev.hands is None,
-            counts={s: contract.dealt for s in players}, hands=hands, stock=stock, unseen=unseen,
-            stock_count=stock_count, pile=[ev.upcard], buys={s: 0 for s in players}, last_round=last and want != "tiebreak",
+            number=want,
+            contract=contract,
+            dealer=ev.dealer,
+            players=players,
+            observed=ev.hands is None,
+            counts={s: contract.dealt for s in players},
+            hands=hands,
+            stock=stock,
+            unseen=unseen,
+            stock_count=stock_count,
+            pile=[ev.upcard],
+            buys={s: 0 for s in players},
+            last_round=last and want != "tiebreak",
         )
         # the player left of (clockwise after) the dealer starts; in a tie-break, the next tied player
         seq = self.seats
@@ -370,7 +399,10 @@ class Game:
         for m in melds:
             readings = read_meld(list(m), p, run_min=c.run_min, group_min=c.group_min, owner=seat)
             if not readings:
-                raise IllegalMove(f"{' '.join(m)} is neither a group of {c.group_min}+ nor a run of {c.run_min}+ of one suit", self._ref("meld"))
+                raise IllegalMove(
+                    f"{' '.join(m)} is neither a group of {c.group_min}+ nor a run of {c.run_min}+ of one suit",
+                    self._ref("meld"),
+                )
             options.append(readings)
         fits: list[list[Meld]] = []
 
@@ -404,9 +436,7 @@ class Game:
         if not r.drawn:
             raise IllegalMove(f"{ev.seat} must draw before laying the contract", ref)
         if ev.seat in r.opened:
-            raise IllegalMove(
-                f"{ev.seat} has already laid its contract this round; no new melds, only lay-offs", ref
-            )
+            raise IllegalMove(f"{ev.seat} has already laid its contract this round; no new melds, only lay-offs", ref)
         melds = self.read_contract(ev.seat, ev.melds)
         cards = [c for m in melds for c in m.cards]
         self._take_from_hand(r, ev.seat, cards, "lay")
@@ -422,7 +452,8 @@ class Game:
             if not can_lay_off_all(list(rest.elements()), r.table + melds, self.profile):
                 raise IllegalMove(
                     f"in the last round the contract goes down only when going out: {ev.seat} cannot meld "
-                    "or lay off every card this turn", "classic Gameplay 1, 7, 10",
+                    "or lay off every card this turn",
+                    "classic Gameplay 1, 7, 10",
                 )
         self._remove_from_hand(r, ev.seat, cards)
         r.table.extend(melds)
@@ -454,7 +485,9 @@ class Game:
         if r.opened_this_turn == ev.seat and ev.seat == r.turn and not p.layoff_on_opening_turn:
             raise IllegalMove(f"no lay-off on the turn {ev.seat} opened; wait for a later turn", ref)
         if not 0 <= ev.meld < len(r.table):
-            raise IllegalMove(f"there is no meld {ev.meld} on the table (melds are numbered 0 to {len(r.table) - 1})", ref)
+            raise IllegalMove(
+                f"there is no meld {ev.meld} on the table (melds are numbered 0 to {len(r.table) - 1})", ref
+            )
         if not ev.cards:
             raise IllegalMove("a lay-off needs at least one card", ref)
         physical = [parse_placed(t)[0] for t in ev.cards]
@@ -595,10 +628,10 @@ class Game:
         r = self.round
         assert r is not None
         if r.number == "tiebreak":
-            tied = self.tiebreak_players
+            contenders = self.tiebreak_players
             last = self.results[-1].scores
-            best = min(last[s] for s in tied)
-            self.winners = [s for s in self.seats if s in tied and last[s] == best]
+            low = min(last[s] for s in contenders)
+            self.winners = [s for s in self.seats if s in contenders and last[s] == low]
             self.tiebreak_players = ()
             self.complete = True
             return
@@ -649,7 +682,17 @@ class Game:
             "seats": list(self.seats),
         }
         if r is None:
-            out.update({"round": None, "turn": None, "hands": {}, "table": [], "discard_top": None, "stock_count": None, "buys": {}})
+            out.update(
+                {
+                    "round": None,
+                    "turn": None,
+                    "hands": {},
+                    "table": [],
+                    "discard_top": None,
+                    "stock_count": None,
+                    "buys": {},
+                }
+            )
             return out
         hands: dict[str, Any]
         if r.observed:

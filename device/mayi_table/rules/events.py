@@ -96,7 +96,12 @@ def _meta(ev: Event, out: dict[str, Any]) -> dict[str, Any]:
 def event_to_dict(ev: Event) -> dict[str, Any]:
     """The record line of an event, in GAME_RECORD.md's field order."""
     if isinstance(ev, GameStart):
-        d: dict[str, Any] = {"type": "game", "profile": ev.profile, "variants": list(ev.variants), "seats": list(ev.seats)}
+        d: dict[str, Any] = {
+            "type": "game",
+            "profile": ev.profile,
+            "variants": list(ev.variants),
+            "seats": list(ev.seats),
+        }
         if ev.card_values is not None:
             d["card_values"] = dict(ev.card_values)
     elif isinstance(ev, Deal):
@@ -125,10 +130,10 @@ def event_to_dict(ev: Event) -> dict[str, Any]:
 
 def _field(d: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
     if key not in d:
-        raise RecordError(f"a {d.get('type')} line needs \"{key}\" ({what})")
+        raise RecordError(f'a {d.get("type")} line needs "{key}" ({what})')
     value = d[key]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise RecordError(f"\"{key}\" must be {what}, not {value!r}")
+        raise RecordError(f'"{key}" must be {what}, not {value!r}')
     return value
 
 
@@ -141,7 +146,7 @@ def _seat(d: Mapping[str, Any], seats: tuple[str, ...] | None, key: str = "seat"
 
 def _cards(value: Any, key: str, placed: bool = False) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise RecordError(f"\"{key}\" must be a list of cards, not {value!r}")
+        raise RecordError(f'"{key}" must be a list of cards, not {value!r}')
     try:
         if placed:
             out: list[str] = []
@@ -151,16 +156,16 @@ def _cards(value: Any, key: str, placed: bool = False) -> tuple[str, ...]:
             return tuple(out)
         return tuple(parse_card(t) for t in value)
     except CardError as e:
-        raise RecordError(f"in \"{key}\": {e}") from None
+        raise RecordError(f'in "{key}": {e}') from None
 
 
 def _hands(value: Any, seats: tuple[str, ...] | None, key: str) -> dict[str, tuple[Card, ...]]:
     if not isinstance(value, dict):
-        raise RecordError(f"\"{key}\" must map each seat to its list of cards")
+        raise RecordError(f'"{key}" must map each seat to its list of cards')
     out: dict[str, tuple[Card, ...]] = {}
     for seat, cards in value.items():
         if seats is not None and seat not in seats:
-            raise RecordError(f"unknown seat {seat!r} in \"{key}\"; the seats are {', '.join(seats)}")
+            raise RecordError(f'unknown seat {seat!r} in "{key}"; the seats are {", ".join(seats)}')
         out[seat] = tuple(Card(c) for c in _cards(cards, f"{key}.{seat}"))
     return out
 
@@ -169,47 +174,53 @@ def _card(d: Mapping[str, Any], key: str) -> Card:
     try:
         return parse_card(d[key])
     except CardError as e:
-        raise RecordError(f"in \"{key}\": {e}") from None
+        raise RecordError(f'in "{key}": {e}') from None
 
 
 def event_from_dict(d: Any, seats: tuple[str, ...] | None) -> Event:
     """Read one record line (already JSON-decoded); `seats` from the game line, None before it."""
     if not isinstance(d, dict):
-        raise RecordError("each line must be a JSON object like {\"type\": \"draw\", ...}")
+        raise RecordError('each line must be a JSON object like {"type": "draw", ...}')
     kind = d.get("type")
     at = d.get("at")
     source = d.get("source")
     if at is not None and not isinstance(at, str):
-        raise RecordError(f"\"at\" must be an ISO-8601 time text, not {at!r}")
+        raise RecordError(f'"at" must be an ISO-8601 time text, not {at!r}')
     if source is not None and source not in SOURCES:
-        raise RecordError(f"\"source\" must be one of {', '.join(SOURCES)}, not {source!r}")
+        raise RecordError(f'"source" must be one of {", ".join(SOURCES)}, not {source!r}')
     meta = {"at": at, "source": source}
     if kind == "game":
         profile = _field(d, "profile", str, "petras or classic")
         variants = d.get("variants", [])
         if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-            raise RecordError(f"\"variants\" must be a list of variant names, not {variants!r}")
+            raise RecordError(f'"variants" must be a list of variant names, not {variants!r}')
         seat_list = _field(d, "seats", list, "the seat names in clockwise order")
         if not all(isinstance(s, str) and s for s in seat_list):
-            raise RecordError("\"seats\" must list non-empty seat names")
+            raise RecordError('"seats" must list non-empty seat names')
         if len(set(seat_list)) != len(seat_list):
-            raise RecordError("\"seats\" names a seat twice")
+            raise RecordError('"seats" names a seat twice')
         values = d.get("card_values")
         if values is not None and not isinstance(values, dict):
-            raise RecordError("\"card_values\" must map ranks to points")
+            raise RecordError('"card_values" must map ranks to points')
         return GameStart(profile, tuple(variants), tuple(seat_list), values, **meta)
     if seats is None:
-        raise RecordError("the first line must be the game line: {\"type\": \"game\", \"profile\": ..., \"seats\": [...]}")
+        raise RecordError('the first line must be the game line: {"type": "game", "profile": ..., "seats": [...]}')
     if kind == "deal":
         rnd = d.get("round")
         if not (isinstance(rnd, int) and not isinstance(rnd, bool) and rnd >= 1 or rnd == "tiebreak"):
-            raise RecordError(f"\"round\" must be a round number from 1 or \"tiebreak\", not {rnd!r}")
+            raise RecordError(f'"round" must be a round number from 1 or "tiebreak", not {rnd!r}')
         hands = _hands(d["hands"], seats, "hands") if d.get("hands") is not None else None
-        return Deal(rnd, _seat(d, seats, "dealer"), _card(d, "upcard") if "upcard" in d else _missing(d, "upcard"), hands, **meta)
+        return Deal(
+            rnd,
+            _seat(d, seats, "dealer"),
+            _card(d, "upcard") if "upcard" in d else _missing(d, "upcard"),
+            hands,
+            **meta,
+        )
     if kind == "draw":
         pile = d.get("from")
         if pile not in ("stock", "discard"):
-            raise RecordError(f"\"from\" must be \"stock\" or \"discard\", not {pile!r}")
+            raise RecordError(f'"from" must be "stock" or "discard", not {pile!r}')
         card = _card(d, "card") if d.get("card") is not None else None
         if pile == "discard" and card is not None:
             raise RecordError("a draw from the discard pile takes its top card; do not name it")
@@ -221,15 +232,19 @@ def event_from_dict(d: Any, seats: tuple[str, ...] | None) -> Event:
         return Open(_seat(d, seats), tuple(_cards(m, "melds", placed=True) for m in melds), **meta)
     if kind == "layoff":
         idx = _field(d, "meld", int, "the 0-based index of a meld on the table")
-        return LayOff(_seat(d, seats), idx, _cards(_field(d, "cards", list, "a list of cards"), "cards", placed=True), **meta)
+        return LayOff(
+            _seat(d, seats), idx, _cards(_field(d, "cards", list, "a list of cards"), "cards", placed=True), **meta
+        )
     if kind == "discard":
         return Discard(_seat(d, seats), _card(d, "card") if "card" in d else _missing(d, "card"), **meta)
     if kind == "round_end":
         return RoundEnd(_hands(_field(d, "hands", dict, "each seat's shown cards"), seats, "hands"), **meta)
     if kind is None:
-        raise RecordError("the line has no \"type\"")
-    raise RecordError(f"unknown event type {kind!r}; expected game, deal, draw, buy, open, layoff, discard or round_end")
+        raise RecordError('the line has no "type"')
+    raise RecordError(
+        f"unknown event type {kind!r}; expected game, deal, draw, buy, open, layoff, discard or round_end"
+    )
 
 
 def _missing(d: Mapping[str, Any], key: str) -> Card:
-    raise RecordError(f"a {d.get('type')} line needs \"{key}\"")
+    raise RecordError(f'a {d.get("type")} line needs "{key}"')

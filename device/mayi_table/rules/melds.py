@@ -71,6 +71,7 @@ def _run_span_ok(low: int, length: int, profile: RuleProfile) -> bool:
     top = 14 if profile.ace_high else 13
     return 1 <= low and low + length - 1 <= top
 
+
 def _group_reading(cards: list[tuple[Card, Card | None]], min_len: int) -> tuple[str, ...] | None:
     ranks = {rank_of(c) for c, _ in cards if c != JOKER}
     ranks |= {rank_of(r) for _, r in cards if r}
@@ -80,9 +81,7 @@ def _group_reading(cards: list[tuple[Card, Card | None]], min_len: int) -> tuple
     return tuple(c if c != JOKER else rank for c, _ in cards)
 
 
-def _run_readings(
-    cards: list[tuple[Card, Card | None]], profile: RuleProfile, min_len: int
-) -> list[tuple[int, str]]:
+def _run_readings(cards: list[tuple[Card, Card | None]], profile: RuleProfile, min_len: int) -> list[tuple[int, str]]:
     """All (signed low position, suit) readings of a run listed ascending (+) or descending (-)."""
     n = len(cards)
     if n < min_len:
@@ -101,16 +100,14 @@ def _run_readings(
     found: set[tuple[int, str]] = set()
     for p0 in _positions_of(rank_of(k0), profile):
         for step in (1, -1):
-            def pos(i: int) -> int:
-                return p0 + step * (i - i0)
-
-            low = _normal_low(min(pos(0), pos(n - 1)), profile)
+            first, last = p0 - step * i0, p0 + step * (n - 1 - i0)  # positions of the listed ends
+            low = _normal_low(min(first, last), profile)
             if not _run_span_ok(low, n, profile):
                 continue
             consistent = True
             for i, k in known[1:]:
                 assert k is not None
-                p = pos(i)
+                p = p0 + step * (i - i0)
                 if profile.ace_wrap:
                     consistent = RANK_VALUE[rank_of(k)] == (p - 1) % 13 + 1
                 else:

@@ -70,9 +70,7 @@ CONTRACT_RUMMY_VALUES = _values(joker=50, ace=15, ten=10, faces=10, low=5)
 
 def _seven(dealt_small_until: int) -> tuple[Contract, ...]:
     shapes = [(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)]
-    return tuple(
-        Contract(g, r, dealt=10 if i + 1 <= dealt_small_until else 12) for i, (g, r) in enumerate(shapes)
-    )
+    return tuple(Contract(g, r, dealt=10 if i + 1 <= dealt_small_until else 12) for i, (g, r) in enumerate(shapes))
 
 
 @dataclass(frozen=True)
@@ -239,7 +237,8 @@ def make_profile(
     profile = PETRAS if name == "petras" else CLASSIC
     if chosen and name == "petras":
         raise ProfileError(
-            f"variants ({', '.join(chosen)}) belong to the classic profile; petras is played as written (petras §01, §06)"
+            f"variants ({', '.join(chosen)}) belong to the classic profile; "
+            "petras is played as written (petras §01, §06)"
         )
     for pair, why in _CONFLICTS:
         if pair <= set(chosen):
@@ -281,7 +280,9 @@ def _apply_variant(p: RuleProfile, variant: str) -> RuleProfile:
         # The seeds do not say where the two extra rounds go: after R4 (4 groups)
         # and after R6 (3 runs of 5), both dealt 12 like their neighbours.
         r = p.rounds
-        return replace(p, rounds=r[:4] + (Contract(4, 0, dealt=12),) + r[4:6] + (Contract(0, 3, dealt=12, run_min=5),) + r[6:])
+        return replace(
+            p, rounds=r[:4] + (Contract(4, 0, dealt=12),) + r[4:6] + (Contract(0, 3, dealt=12, run_min=5),) + r[6:]
+        )
     if variant == "family-quick":
         return replace(p, layoff_any_time=True)
     if variant == "no-jokers":

@@ -89,9 +89,9 @@ def _groups_best(
     for (g, j), (v, ch) in dp.items():
         if exact and g != want:
             continue
-        key = (v, g, -j)  # most points melded, then most groups, then fewest jokers
-        if best_key is None or key > best_key:
-            best, best_key = (v, j, ch), key
+        rank_key = (v, g, -j)  # most points melded, then most groups, then fewest jokers
+        if best_key is None or rank_key > best_key:
+            best, best_key = (v, j, ch), rank_key
     return best
 
 
@@ -192,7 +192,14 @@ def search_contract(
                     lo, hi = min(lo, p), max(hi, p)
             built.append((s, lo, hi, jpos | extra_j))
         melds_count = len(runs) + n_groups
-        placed_spare = spare if (n_groups or any(_span_ok(lo, hi + 1, profile) or _span_ok(lo - 1, hi, profile) for _, lo, hi, _ in built)) else 0
+        placed_spare = (
+            spare
+            if (
+                n_groups
+                or any(_span_ok(lo, hi + 1, profile) or _span_ok(lo - 1, hi, profile) for _, lo, hi, _ in built)
+            )
+            else 0
+        )
         if not melds_count:
             placed_spare = 0
         value += placed_spare * jv

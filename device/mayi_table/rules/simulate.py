@@ -11,10 +11,10 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .bots import make_bot
 from .cards import Card
 from .engine import Game
 from .events import Buy, Deal, Draw, Event, GameStart
-from .bots import make_bot
 
 SEAT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
 MAX_EVENTS_PER_ROUND = 5000  # a safety stop for a bug, never reached by legal bot play
@@ -119,8 +119,8 @@ def _deal(game: Game, due: int | str, dealer: str, table: _Table) -> Deal:
     players = game.tiebreak_players or game.seats
     deck = list(game.deck.elements())
     table.rng.shuffle(deck)
-    hands = {s: tuple(deck[i * contract.dealt:(i + 1) * contract.dealt]) for i, s in enumerate(players)}
-    rest = deck[len(players) * contract.dealt:]
+    hands = {s: tuple(deck[i * contract.dealt : (i + 1) * contract.dealt]) for i, s in enumerate(players)}
+    rest = deck[len(players) * contract.dealt :]
     upcard = rest.pop()
     table.stock = rest
     return Deal(due, dealer, upcard, hands)
@@ -152,7 +152,8 @@ def _claim_window(game: Game, bots: dict[str, Any], table: _Table, apply: Callab
         order = [r.players[(r.players.index(turn) + k) % len(r.players)] for k in range(1, len(r.players))]
         buyer = next(
             (
-                s for s in order
+                s
+                for s in order
                 if s not in bought_here and game.buy_refusal(s) is None and bots[s].wants_buy(game, s, top)
             ),
             None,
@@ -205,7 +206,11 @@ def statistics_of(runs: Sequence[GameRun]) -> Stats:
 
 
 def simulate(
-    profile: str, players: int, games: int, seed: int, variants: Sequence[str] = (),
+    profile: str,
+    players: int,
+    games: int,
+    seed: int,
+    variants: Sequence[str] = (),
     strategies: Sequence[str] = ("planner", "chancer"),
 ) -> list[GameRun]:
     return [play_game(profile, players, seed * 1_000_003 + i, variants, strategies) for i in range(games)]
