@@ -152,9 +152,10 @@ class _Base:
         r = game.round
         assert r is not None
         hand = _hand(game, seat)
-        if r.recycles >= 2:
-            # a long round with a recycled stock can cycle the same few cards for ever
-            # (petras §06 ends a round only when no card moves): loosen the grip at random
+        if r.recycles >= 2 and (seat in r.opened or self.rng.random() < 0.25):
+            # A long round with a recycled stock can cycle the same few cards for ever (petras §06
+            # ends a round only when no card can move). Opened players release their cards at
+            # random, and the others now and then, so that whoever still builds a contract finds them.
             return Discard(seat, self.rng.choice(sorted(c for c in hand if c != JOKER) or [JOKER]))
         return Discard(seat, self.pick_discard(game, seat, hand, r))
 

@@ -7,7 +7,7 @@ Every check runs before anything changes, so an `IllegalMove` leaves the game as
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from .cards import Card, make_deck, parse_placed, sorted_cards
@@ -59,31 +59,20 @@ class Round:
     went_out: str | None = None
     over: bool = False
     last_round: bool = False
+    dead_checked_at: int = 0  # the recycling count when the table was last checked for a dead end
 
     def copy(self) -> Round:
-        return Round(
-            self.number,
-            self.contract,
-            self.dealer,
-            self.players,
-            self.observed,
-            dict(self.counts),
-            {s: Counter(h) for s, h in self.hands.items()},
-            Counter(self.stock),
-            Counter(self.unseen),
-            self.stock_count,
-            list(self.pile),
-            list(self.table),
-            set(self.opened),
-            self.opened_this_turn,
-            self.turn,
-            self.drawn,
-            dict(self.buys),
-            self.last_buyer,
-            self.recycles,
-            self.went_out,
-            self.over,
-            self.last_round,
+        """A copy whose containers are its own (melds and cards are immutable)."""
+        return replace(
+            self,
+            counts=dict(self.counts),
+            hands={s: Counter(h) for s, h in self.hands.items()},
+            stock=Counter(self.stock),
+            unseen=Counter(self.unseen),
+            pile=list(self.pile),
+            table=list(self.table),
+            opened=set(self.opened),
+            buys=dict(self.buys),
         )
 
     def next_player(self, seat: str) -> str:
@@ -559,13 +548,17 @@ class Game:
         elif not r.drawn and r.stock_count == 0 and not r.pile:
             # petras §06: neither a draw nor a discard is possible: no winner, every hand counted
             self._end_round(r, went_out=None)
-        elif limit is None and r.recycles and len(r.opened) == len(r.players) and self._table_is_dead(r):
-            # Everyone has opened (no new melds) and no card off the table extends any meld:
-            # nobody can ever go out, so cards only cycle through the recycled stock. Like
-            # petras §06's "no draw nor discard", the round ends with no winner.
+        elif limit is None and r.recycles != r.dead_checked_at and self._table_is_dead(r):
+            # No card off the table extends any meld, and no player still to open could build the
+            # contract even from every card off the table: nobody can ever go out, and cards only
+            # cycle through the recycled stock. Like petras §06's "no draw nor discard possible",
+            # the round ends with no winner and every hand counted. Checked once per recycling.
             self._end_round(r, went_out=None)
 
     def _table_is_dead(self, r: Round) -> bool:
+        from .search import can_lay_contract
+
+        r.dead_checked_at = r.recycles
         off_table: Counter[Card] = Counter(r.pile)
         if r.observed:
             off_table.update(r.unseen)
@@ -573,7 +566,11 @@ class Game:
             off_table.update(r.stock)
             for h in r.hands.values():
                 off_table.update(h)
-        return not any(fitting_layoffs(m, c, self.profile) for c in off_table for m in r.table)
+        if any(fitting_layoffs(m, c, self.profile) for c in off_table for m in r.table):
+            return False
+        if len(r.opened) < len(r.players) and can_lay_contract(off_table, r.contract, self.profile):
+            return False
+        return True
 
     def _end_round(self, r: Round, went_out: str | None) -> None:
         r.over = True

@@ -95,6 +95,23 @@ def _groups_best(
     return best
 
 
+def _windows_held(counts: list[list[int]], n: int, profile: RuleProfile) -> list[tuple[int, int, int]]:
+    """(suit, low, naturals held) for every run window of `n` positions, by a sliding sum."""
+    out = []
+    lows = _window_lows(profile, n)
+    for s in range(4):
+        row = counts[s]
+        if not any(row):
+            continue
+        flags = [1 if row[i % 13] else 0 for i in range(lows[-1] + n)]
+        held = sum(flags[: n - 1])
+        for low in lows:
+            held += flags[low + n - 2]
+            out.append((s, low, held))
+            held -= flags[low - 1]
+    return out
+
+
 def _jokers_needed_at_least(counts: list[list[int]], contract: Contract, profile: RuleProfile) -> int:
     """A lower bound on the jokers the contract needs: groups and runs counted apart."""
     need = 0
@@ -107,15 +124,7 @@ def _jokers_needed_at_least(counts: list[list[int]], contract: Contract, profile
         need += sum(sorted(units)[: contract.groups])
     if contract.runs:
         n = contract.run_min
-        most = 0
-        for s in range(4):
-            row = counts[s]
-            flags = [1 if row[i % 13] else 0 for i in range(26 if profile.ace_wrap else 14)]
-            held = sum(flags[:n])
-            most = max(most, held)
-            for low in range(1, len(flags) - n + (1 if profile.ace_high or profile.ace_wrap else 0)):
-                held += flags[low + n - 1] - flags[low - 1]
-                most = max(most, held)
+        most = max((held for _, _, held in _windows_held(counts, n, profile)), default=0)
         need += (n - most) * contract.runs
     return need
 
@@ -139,15 +148,11 @@ def search_contract(
         return None
     values = [profile.card_values[r] for r in RANKS]
     jv = profile.card_values["JK"]
-    cand: list[tuple[int, int, tuple[int, ...]]] = []
-    for s in range(4):
-        if sum(counts[s]) == 0:
-            continue
-        for low in _window_lows(profile, run_min):
-            idxs = tuple(_pos_index(p) for p in range(low, low + run_min))
-            held = sum(1 for i in idxs if counts[s][i])
-            if held and run_min - held <= jokers:
-                cand.append((s, low, idxs))
+    cand = [
+        (s, low, tuple(_pos_index(p) for p in range(low, low + run_min)))
+        for s, low, held in (_windows_held(counts, run_min, profile) if r_want else [])
+        if held and run_min - held <= jokers
+    ]
     best: list[Any] = []
 
     def leaf(runs: list[tuple[int, int, frozenset[int]]], jokers_left: int) -> None:
