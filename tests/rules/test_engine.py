@@ -639,3 +639,43 @@ def test_game_over_refuses_more_events() -> None:
     assert game.complete
     illegal(game, Draw("B", "stock", card("KC")), "game is over")
     illegal(game, Deal(8, "B", card("KC"), None), "game is over")
+
+
+def test_any_seat_may_deal_first() -> None:
+    """petras §02 (first dealer by lot) / classic Setup 1 (high-card cut): the record names the first dealer."""
+    for dealer in "ABCD":
+        game = new()
+        game.apply(Deal(1, dealer, card("KD"), None))
+        seats = "ABCD"
+        assert game.round is not None and game.round.turn == seats[(seats.index(dealer) + 1) % 4]
+
+
+def test_everyone_advances_to_the_next_contract() -> None:
+    """petras §02 / classic Gameplay 1: all players move on to the next contract, met or not."""
+    game = at_round(2)
+    assert game.expected_round() == 2
+    deal(game)
+    assert game.round is not None and game.round.contract.words() == "one group + one run"
+
+
+def test_jokers_on_the_table_stay_fixed() -> None:
+    """petras §04 and FAQ: exposed jokers are never moved, swapped or taken back; a natural card cannot
+    replace one, and a run grows only at its ends. The record has no event that moves a joker."""
+    game = at_round(3)
+    P = first_player(game)
+    stock = deal(game, {P: "3H 4H JK 6H 7H 3S 4S 5S 6S 5H"})
+    game.apply(Draw(P, "stock", stock.pop()))
+    game.apply(Open(P, (("3H", "4H", "JK", "6H", "7H"), ("3S", "4S", "5S", "6S"))))
+    assert game.state_dict()["table"][0] == ["3H", "4H", "JK:5H", "6H", "7H"]
+    r = game.round
+    assert r is not None
+    game.apply(Discard(P, max(c for c in r.hands[P] if c != "5H")))
+    for _ in range(4):
+        seat = r.turn
+        game.apply(Draw(seat, "stock", stock.pop()))
+        if seat == P:
+            illegal(game, LayOff(P, 0, ("5H",)), "does not extend")
+            break
+        game.apply(Discard(seat, max(r.hands[seat])))
+    result, _ = replay_lines(['{"type":"game","profile":"petras","variants":[],"seats":["A","B","C"]}', '{"type":"swap"}'])
+    assert result["error"]["line"] == 2 and "unknown event type" in result["error"]["message"]
