@@ -677,5 +677,23 @@ def test_jokers_on_the_table_stay_fixed() -> None:
             illegal(game, LayOff(P, 0, ("5H",)), "does not extend")
             break
         game.apply(Discard(seat, max(r.hands[seat])))
-    result, _ = replay_lines(['{"type":"game","profile":"petras","variants":[],"seats":["A","B","C"]}', '{"type":"swap"}'])
+    result, _ = replay_lines(
+        ['{"type":"game","profile":"petras","variants":[],"seats":["A","B","C"]}', '{"type":"swap"}']
+    )
     assert result["error"]["line"] == 2 and "unknown event type" in result["error"]["message"]
+
+
+def test_claim_priority_nearest_clockwise_after_the_discarder() -> None:
+    """petras §05 / classic Gameplay 8: among several claimants the nearest clockwise after the
+    discarder wins, not the fastest or loudest; refused claimants are passed over."""
+    from mayi_table.rules.engine import claim_winner
+
+    game, stock = _after_a_discard("petras")  # A discarded; B is to act
+    assert claim_winner(game, ["D", "C"]) == "C"
+    assert claim_winner(game, ["D"]) == "D"
+    assert claim_winner(game, ["B", "D"]) == "D"  # petras: B takes it free as its draw, not as a buy
+    game.apply(Buy("C", stock.pop()))
+    assert claim_winner(game, ["C", "D"]) == "D"  # C may not buy twice in a row (petras §05)
+    classic, _ = _after_a_discard("classic")
+    assert claim_winner(classic, ["D", "B"]) == "B"  # classic Gameplay 9: B's call counts as a buy
+    assert claim_winner(classic, []) is None

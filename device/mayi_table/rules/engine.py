@@ -795,3 +795,23 @@ def legal_actions(game: Game, seat: str) -> list[Action]:
                 if legal(ev3 := Discard(seat, c)):
                     out.append(Action("discard", ev3))
     return out
+
+
+def claim_winner(game: Game, claimants: Iterable[str]) -> str | None:
+    """Who gets the top discard among seats calling "May I?" now, or None if none may buy.
+
+    The nearest claimant clockwise after the discarder wins, not the fastest or loudest (petras §05;
+    classic Gameplay 8); the player to act comes first, since it is the next seat. Claimants the
+    rules refuse (limits, the consecutive-buyer rule, no penalty card) are passed over. The player
+    to act taking the discard as its normal draw is a draw, not a claim.
+    """
+    r = game.round
+    if r is None or r.over:
+        return None
+    wanting = set(claimants)
+    start = r.players.index(r.turn)
+    for k in range(len(r.players)):
+        seat = r.players[(start + k) % len(r.players)]
+        if seat in wanting and game.buy_refusal(seat) is None:
+            return seat
+    return None

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 from .bots import make_bot
 from .cards import Card
-from .engine import Game
+from .engine import Game, claim_winner
 from .events import Buy, Deal, Draw, Event, GameStart
 
 SEAT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
@@ -149,15 +149,8 @@ def _claim_window(game: Game, bots: dict[str, Any], table: _Table, apply: Callab
         if bots[turn].wants_discard(game, turn, top):
             apply(Draw(turn, "discard"))
             return
-        order = [r.players[(r.players.index(turn) + k) % len(r.players)] for k in range(1, len(r.players))]
-        buyer = next(
-            (
-                s
-                for s in order
-                if s not in bought_here and game.buy_refusal(s) is None and bots[s].wants_buy(game, s, top)
-            ),
-            None,
-        )
+        claimants = [s for s in r.players if s != turn and s not in bought_here and bots[s].wants_buy(game, s, top)]
+        buyer = claim_winner(game, claimants)
         if buyer is None:
             return
         bought_here.add(buyer)
