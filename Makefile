@@ -3,9 +3,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo lint typecheck bench clean
+.PHONY: install system-deps test demo lint typecheck bench clean train-deps
 
-$(STAMP): pyproject.toml
+# Debian packages the project needs: the DejaVu fonts draw the card faces and stand in for
+# Ultralytics' Arial. Installed with apt when missing (needs root, as on CI and a Pi install).
+
+system-deps:
+	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ]; then \
+		echo "installing fonts-dejavu-core fonts-dejavu-extra with apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-dejavu-extra; \
+	fi
+
+$(STAMP): pyproject.toml | system-deps
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
@@ -28,6 +37,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/rules.py
+
+# training only: torch (CPU work, from this machine's local wheels), ultralytics, onnx
+train-deps: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,train]'
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -114,6 +114,58 @@ def simulate(
         typer.echo(f"  tie-break rounds {stats['tiebreak_rounds']}")
 
 
+@app.command()
+def dataset(
+    out: Path = typer.Option(Path("data/corners"), help="Folder to write images/, labels/ and data.yaml into."),
+    scenes: int | None = typer.Option(None, help="Rendered training tables (default: the recipe's)."),
+    val_scenes: int | None = typer.Option(None, help="Rendered validation tables (default: the recipe's)."),
+    seed: int | None = typer.Option(None, help="Seed; the same seed renders the same data."),
+    recipe: Path = typer.Option(Path("vision_models/recipe.yaml"), help="Training recipe YAML."),
+) -> None:
+    """Render training data for the card recogniser (resumes an interrupted build)."""
+    from .vision.dataset import DatasetSpec, build_dataset
+    from .vision.train import load_recipe
+
+    try:
+        conf = dict(load_recipe(recipe).get("dataset", {}))
+    except (OSError, ValueError) as e:
+        _fail(f"cannot read the recipe {recipe}: {e}")
+    for key, value in (("scenes", scenes), ("val_scenes", val_scenes), ("seed", seed)):
+        if value is not None:
+            conf[key] = value
+    try:
+        spec = DatasetSpec(**conf)
+    except TypeError as e:
+        _fail(f"{recipe}: unknown dataset setting ({e})")
+    with progress(spec.scenes + spec.val_scenes, "rendering") as bar:
+        data = build_dataset(out, spec, progress=bar.update)
+    typer.echo(f"wrote {data}")
+
+
+@app.command()
+def train(
+    data: Path = typer.Option(Path("data/corners/data.yaml"), help="data.yaml written by `mayi-table dataset`."),
+    run: Path = typer.Option(Path("runs/corners"), help="Run folder (checkpoints in run/weights/)."),
+    epochs: int | None = typer.Option(None, help="Epochs (default: the recipe's)."),
+    resume: bool = typer.Option(False, "--resume", help="Carry on from run/weights/last.pt."),
+    export_to: Path | None = typer.Option(
+        Path("vision_models"), help="Copy the best weights here and export ONNX and NCNN (empty: skip)."
+    ),
+    recipe: Path = typer.Option(Path("vision_models/recipe.yaml"), help="Training recipe YAML."),
+) -> None:
+    """Train the corner-index detector from its YAML, offline, on the CPU; resumable."""
+    from .vision import train as training
+
+    if not data.is_file():
+        _fail(f"{data} does not exist; build it first with `mayi-table dataset`")
+    best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe)
+    typer.echo(f"best weights: {best}")
+    if export_to is not None and str(export_to):
+        paths = training.export(best, export_to)
+        for kind, path in paths.items():
+            typer.echo(f"{kind}: {path}")
+
+
 def main() -> None:
     app()
 

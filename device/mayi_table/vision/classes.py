@@ -1,0 +1,37 @@
+"""The detector's classes and the records passed between detection, pairing and the referee.
+
+The model detects corner indices (the rank-and-suit marks printed in two opposite corners of a
+card), not whole cards: a fanned meld shows only corners. One class per card face: 52 naturals in
+the record notation, then the joker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..rules.cards import RANKS, SUITS
+
+CLASS_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("JK",)
+CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
+
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels of the image as given
+
+
+@dataclass(frozen=True)
+class Corner:
+    """One detected corner index."""
+
+    card: str
+    confidence: float
+    box: Box
+
+
+@dataclass(frozen=True)
+class PhysicalCard:
+    """One card on the table: one or two corners of the same face grouped together."""
+
+    card: str
+    confidence: float
+    box: Box  # covers its corners (and the card between them when both are seen)
+    corners: tuple[Corner, ...]
+    orientation: float | None = None  # degrees, from the corner pair when both are seen

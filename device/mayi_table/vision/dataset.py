@@ -1,0 +1,116 @@
+"""Training data for the corner-index detector: rendered tables cut into native-scale crops.
+
+Corner indices are about 12 x 30 px in a 1080p frame, so the detector is trained on crops of the
+frame at the camera's own scale (not on shrunk whole frames) and runs on tiles of the same size.
+Held-out deck designs never appear here; `mayi-table evaluate` renders scenes with them.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from .classes import CLASS_INDEX, CLASS_NAMES
+from .render.faces import TRAIN_DESIGNS, Design
+from .render.scene import Scene, render_table
+
+MIN_INSIDE = 0.6  # a corner box is labelled in a crop when this share of it lies inside
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    scenes: int = 400
+    val_scenes: int = 40
+    crop: int = 320
+    crops_per_scene: int = 10
+    seed: int = 1
+    zoomed_share: float = 0.3  # scenes framed closer, with bigger cards
+
+
+def crop_labels(scene: Scene, x0: int, y0: int, size: int) -> list[tuple[int, float, float, float, float]]:
+    """YOLO labels (class, cx, cy, w, h normalised) of the corner boxes inside a crop."""
+    out = []
+    for card, (x1, y1, x2, y2) in scene.corner_boxes():
+        cx1, cy1 = max(x1, x0), max(y1, y0)
+        cx2, cy2 = min(x2, x0 + size), min(y2, y0 + size)
+        if cx2 <= cx1 or cy2 <= cy1:
+            continue
+        inside = (cx2 - cx1) * (cy2 - cy1) / max(1e-6, (x2 - x1) * (y2 - y1))
+        if inside < MIN_INSIDE:
+            continue
+        out.append(
+            (
+                CLASS_INDEX[card],
+                ((cx1 + cx2) / 2 - x0) / size,
+                ((cy1 + cy2) / 2 - y0) / size,
+                (cx2 - cx1) / size,
+                (cy2 - cy1) / size,
+            )
+        )
+    return out
+
+
+def crops_of(scene: Scene, rng: random.Random, size: int, count: int) -> list[tuple[int, int]]:
+    """Crop origins: most centred near a visible corner (jittered), some anywhere."""
+    h, w = scene.image.shape[:2]
+    boxes = scene.corner_boxes()
+    out = []
+    for k in range(count):
+        if boxes and k < count * 0.8:
+            _, (x1, y1, x2, y2) = rng.choice(boxes)
+            cx = (x1 + x2) / 2 + rng.uniform(-size * 0.4, size * 0.4)
+            cy = (y1 + y2) / 2 + rng.uniform(-size * 0.4, size * 0.4)
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        x0 = int(np.clip(cx - size / 2, 0, w - size))
+        y0 = int(np.clip(cy - size / 2, 0, h - size))
+        out.append((x0, y0))
+    return out
+
+
+def build_dataset(
+    out: Path,
+    spec: DatasetSpec = DatasetSpec(),
+    designs: Sequence[Design] = TRAIN_DESIGNS,
+    progress: Callable[[int], None] | None = None,
+    shard: tuple[int, int] = (0, 1),
+) -> Path:
+    """Write `out/images/{train,val}`, `out/labels/{train,val}` and `out/data.yaml`.
+
+    Deterministic per seed; scenes already written are kept, so an interrupted build resumes.
+    `shard=(i, k)` builds only every k-th scene from the i-th, for k processes side by side.
+    """
+    for split in ("train", "val"):
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    total = spec.scenes + spec.val_scenes
+    for n in range(shard[0], total, shard[1]):
+        split = "train" if n < spec.scenes else "val"
+        marker = out / "labels" / split / f"s{n:05d}_done"
+        if marker.exists():
+            if progress:
+                progress(1)
+            continue
+        seed = spec.seed * 1_000_003 + n
+        rng = random.Random(seed)
+        zoom = rng.uniform(1.6, 2.8) if rng.random() < spec.zoomed_share else 1.0
+        scene = render_table(seed, designs, zoom=zoom)
+        for k, (x0, y0) in enumerate(crops_of(scene, rng, spec.crop, spec.crops_per_scene)):
+            name = f"s{n:05d}_{k:02d}"
+            crop = scene.image[y0 : y0 + spec.crop, x0 : x0 + spec.crop]
+            cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            rows = crop_labels(scene, x0, y0, spec.crop)
+            (out / "labels" / split / f"{name}.txt").write_text(
+                "".join(f"{c} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}\n" for c, cx, cy, bw, bh in rows)
+            )
+        marker.write_text("")
+        if progress:
+            progress(1)
+    names = "\n".join(f"  {i}: '{n}'" for i, n in enumerate(CLASS_NAMES))
+    (out / "data.yaml").write_text(f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    return out / "data.yaml"

@@ -1,0 +1,1 @@
+"""The synthetic table renderer: card faces, game scenes, exact labels."""

@@ -1,0 +1,263 @@
+"""Card faces drawn by the project itself, with the exact boxes of their two corner indices.
+
+A face is a BGRA image of a 63 x 88 mm card at `FACE_W` x `FACE_H` pixels. Designs vary the index
+font, its size and placement, colours, border and the centre art, so that the detector learns the
+rank-and-suit mark rather than one deck. The index in the bottom-right corner is the top-left one
+turned 180 degrees, as on real cards.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+FACE_W, FACE_H = 252, 352  # 4 px per mm
+SUIT_GLYPH = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+RED_SUITS = ("H", "D")
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+FONTS = (
+    "DejaVuSans.ttf",
+    "DejaVuSans-Bold.ttf",
+    "DejaVuSansCondensed.ttf",
+    "DejaVuSansCondensed-Bold.ttf",
+    "DejaVuSerif.ttf",
+    "DejaVuSerif-Bold.ttf",
+    "DejaVuSerifCondensed.ttf",
+    "DejaVuSerifCondensed-Bold.ttf",
+    "DejaVuSansMono.ttf",
+    "DejaVuSansMono-Bold.ttf",
+)
+SUIT_FONT = "DejaVuSans.ttf"  # holds the four suit glyphs
+Quad = np.ndarray  # 4 x 2 float32 points, clockwise from top-left
+
+
+@dataclass(frozen=True)
+class Design:
+    """One procedural deck design."""
+
+    name: str
+    font: str
+    index_height: float  # rank glyph height as a share of the card height
+    index_x: float  # left edge of the index as a share of the card width
+    index_y: float
+    suit_scale: float  # suit glyph size relative to the rank glyph
+    red: tuple[int, int, int]  # BGR
+    black: tuple[int, int, int]
+    paper: tuple[int, int, int]
+    border: int  # 0 for none, else line width in px
+    rank_style: str  # "A" or "1" style aces are not used: ranks are always A 2-10 J Q K
+    ten_narrow: bool  # draw "10" condensed, as many decks do
+    centre: str  # "pips", "big", "frame"
+
+
+def _rng_design(i: int) -> Design:
+    rng = random.Random(9000 + i)
+    paper = tuple(
+        int(v)
+        for v in np.clip(np.array([250, 250, 250]) - rng.randint(0, 30) * np.array([1, rng.random(), 0.6]), 200, 255)
+    )
+    return Design(
+        name=f"proc{i:02d}",
+        font=rng.choice(FONTS),
+        index_height=rng.uniform(0.085, 0.12),
+        index_x=rng.uniform(0.035, 0.08),
+        index_y=rng.uniform(0.025, 0.06),
+        suit_scale=rng.uniform(0.7, 1.0),
+        red=(rng.randint(0, 60), rng.randint(0, 40), rng.randint(150, 230)),
+        black=(rng.randint(0, 50), rng.randint(0, 50), rng.randint(0, 50)),
+        paper=(paper[0], paper[1], paper[2]),
+        border=rng.choice([0, 0, 2, 3]),
+        rank_style="A",
+        ten_narrow=rng.random() < 0.5,
+        centre=rng.choice(["pips", "big", "frame"]),
+    )
+
+
+# Designs 0-23 train, 24-31 are held out for evaluation (never seen in training).
+PROCEDURAL = tuple(_rng_design(i) for i in range(32))
+TRAIN_DESIGNS = PROCEDURAL[:24]
+HELD_OUT_DESIGNS = PROCEDURAL[24:]
+
+
+@lru_cache(maxsize=64)
+def _font(name: str, px: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_DIR / name), px)
+
+
+def _colour(design: Design, card: str) -> tuple[int, int, int]:
+    if card == "JK":
+        return design.black
+    return design.red if card[-1] in RED_SUITS else design.black
+
+
+def _rgb(bgr: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (bgr[2], bgr[1], bgr[0])
+
+
+def _draw_index(draw: ImageDraw.ImageDraw, design: Design, card: str, x: int, y: int) -> tuple[int, int, int, int]:
+    """Draw the rank over the suit at (x, y); return the ink box (x1, y1, x2, y2)."""
+    colour = _rgb(_colour(design, card))
+    h = int(design.index_height * FACE_H)
+    if card == "JK":
+        # a joker's index is the word JOKER written downwards
+        font = _font(design.font, int(h * 0.55))
+        boxes = []
+        cy = y
+        for ch in "JOKER":
+            draw.text((x, cy), ch, font=font, fill=colour)
+            b = tuple(int(v) for v in draw.textbbox((x, cy), ch, font=font))
+            boxes.append(b)
+            cy = b[3] + max(1, h // 14)
+        return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    rank = card[:-1]
+    font = _font(design.font, h)
+    if rank == "10" and design.ten_narrow:
+        font = _font(
+            "DejaVuSansCondensed-Bold.ttf" if "Bold" in design.font else "DejaVuSansCondensed.ttf", int(h * 0.9)
+        )
+    draw.text((x, y), rank, font=font, fill=colour, anchor="lt")
+    rb = [int(v) for v in draw.textbbox((x, y), rank, font=font, anchor="lt")]
+    sfont = _font(SUIT_FONT, int(h * design.suit_scale))
+    cx = (rb[0] + rb[2]) // 2
+    sy = rb[3] + max(2, h // 8)
+    draw.text((cx, sy), SUIT_GLYPH[card[-1]], font=sfont, fill=colour, anchor="mt")
+    sb = [int(v) for v in draw.textbbox((cx, sy), SUIT_GLYPH[card[-1]], font=sfont, anchor="mt")]
+    return (min(rb[0], sb[0]), min(rb[1], sb[1]), max(rb[2], sb[2]), max(rb[3], sb[3]))
+
+
+_PIPS: dict[int, list[tuple[float, float]]] = {  # pip centres in a 3 x 7 grid (column, row), standard layouts
+    1: [(1, 3)],
+    2: [(1, 0), (1, 6)],
+    3: [(1, 0), (1, 3), (1, 6)],
+    4: [(0, 0), (2, 0), (0, 6), (2, 6)],
+    5: [(0, 0), (2, 0), (1, 3), (0, 6), (2, 6)],
+    6: [(0, 0), (2, 0), (0, 3), (2, 3), (0, 6), (2, 6)],
+    7: [(0, 0), (2, 0), (1, 1.5), (0, 3), (2, 3), (0, 6), (2, 6)],
+    8: [(0, 0), (2, 0), (1, 1.5), (0, 3), (2, 3), (1, 4.5), (0, 6), (2, 6)],
+    9: [(0, 0), (2, 0), (0, 2), (2, 2), (1, 3), (0, 4), (2, 4), (0, 6), (2, 6)],
+    10: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2), (0, 4), (2, 4), (1, 5), (0, 6), (2, 6)],
+}
+
+
+def _draw_centre(draw: ImageDraw.ImageDraw, design: Design, card: str) -> None:
+    colour = _rgb(_colour(design, card))
+    # the centre art keeps clear of the index columns down both sides
+    x0, x1 = FACE_W * 0.36, FACE_W * 0.64
+    y0, y1 = FACE_H * 0.2, FACE_H * 0.8
+    if card == "JK":
+        font = _font(design.font, int(FACE_H * 0.16))
+        draw.text(
+            (FACE_W / 2, FACE_H / 2), "\u2605", font=_font(SUIT_FONT, int(FACE_H * 0.35)), fill=colour, anchor="mm"
+        )
+        draw.text((FACE_W / 2, FACE_H * 0.78), "JK", font=font, fill=colour, anchor="mm")
+        return
+    rank, suit = card[:-1], card[-1]
+    glyph = SUIT_GLYPH[suit]
+    if rank in ("J", "Q", "K") or design.centre == "frame":
+        draw.rectangle((x0, y0, x1, y1), outline=colour, width=3)
+        if rank in ("J", "Q", "K"):
+            draw.text(
+                (FACE_W / 2, FACE_H * 0.42), rank, font=_font(design.font, int(FACE_H * 0.22)), fill=colour, anchor="mm"
+            )
+            draw.text(
+                (FACE_W / 2, FACE_H * 0.62), glyph, font=_font(SUIT_FONT, int(FACE_H * 0.14)), fill=colour, anchor="mm"
+            )
+            return
+    n = 1 if rank == "A" else int(rank)
+    if design.centre == "big" or n == 1:
+        draw.text(
+            (FACE_W / 2, FACE_H / 2),
+            glyph,
+            font=_font(SUIT_FONT, int(FACE_H * (0.3 if n == 1 else 0.22))),
+            fill=colour,
+            anchor="mm",
+        )
+        if n > 1:
+            draw.text(
+                (FACE_W / 2, FACE_H * 0.75), rank, font=_font(design.font, int(FACE_H * 0.1)), fill=colour, anchor="mm"
+            )
+        return
+    pf = _font(SUIT_FONT, int(FACE_H * 0.08))
+    for cx, cy in _PIPS[n]:
+        px = x0 + (x1 - x0) * cx / 2
+        py = y0 + (y1 - y0) * cy / 6
+        draw.text((px, py), glyph, font=pf, fill=colour, anchor="mm")
+
+
+@dataclass(frozen=True)
+class Face:
+    image: np.ndarray  # FACE_H x FACE_W x 4, BGRA
+    corners: tuple[Quad, Quad]  # top-left index, bottom-right index, as quads in face pixels
+
+
+def _corner_radius() -> int:
+    return int(FACE_W * 0.055)
+
+
+@lru_cache(maxsize=4096)
+def render_face(design: Design, card: str) -> Face:
+    """The face of `card` in `design`, with the quads of its two corner indices."""
+    img = Image.new("RGBA", (FACE_W, FACE_H), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    paper = _rgb(design.paper)
+    r = _corner_radius()
+    draw.rounded_rectangle(
+        (0, 0, FACE_W - 1, FACE_H - 1), radius=r, fill=paper + (255,), outline=(150, 150, 150, 255), width=1
+    )
+    if design.border:
+        inset = int(FACE_W * 0.2)
+        draw.rounded_rectangle(
+            (inset, int(FACE_H * 0.14), FACE_W - inset, int(FACE_H * 0.86)),
+            radius=r,
+            outline=_rgb(_colour(design, card)) + (255,),
+            width=design.border,
+        )
+    _draw_centre(draw, design, card)
+    x = int(design.index_x * FACE_W)
+    y = int(design.index_y * FACE_H)
+    box = _draw_index(draw, design, card, x, y)
+    # the bottom-right index: the same mark turned 180 degrees
+    rgba = np.array(img)
+    x1, y1, x2, y2 = box
+    patch = rgba[y1 : y2 + 1, x1 : x2 + 1].copy()
+    rot = patch[::-1, ::-1]
+    bx1, by1 = FACE_W - 1 - x2, FACE_H - 1 - y2
+    region = rgba[by1 : by1 + rot.shape[0], bx1 : bx1 + rot.shape[1]]
+    ink = rot[..., 3] > 0
+    ink &= np.any(rot[..., :3] != np.array(paper, dtype=np.uint8), axis=-1)
+    region[ink] = rot[ink]
+    bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
+    # quads are continuous edges: pixel x covers [x, x + 1)
+    tl = _quad(x1, y1, x2 + 1, y2 + 1)
+    br = _quad(bx1, by1, bx1 + (x2 - x1) + 1, by1 + (y2 - y1) + 1)
+    return Face(bgra, (tl, br[[2, 3, 0, 1]]))
+
+
+def _quad(x1: float, y1: float, x2: float, y2: float) -> Quad:
+    pad = 2.0
+    return np.array(
+        [[x1 - pad, y1 - pad], [x2 + pad, y1 - pad], [x2 + pad, y2 + pad], [x1 - pad, y2 + pad]], dtype=np.float32
+    )
+
+
+@lru_cache(maxsize=16)
+def render_back(seed: int) -> np.ndarray:
+    """A card back: a coloured lattice, BGRA."""
+    rng = random.Random(seed)
+    colour = rng.choice([(40, 40, 170), (150, 60, 30), (40, 110, 40), (90, 30, 90)])
+    img = np.zeros((FACE_H, FACE_W, 4), np.uint8)
+    mask = np.zeros((FACE_H, FACE_W), np.uint8)
+    cv2.rectangle(mask, (0, 0), (FACE_W - 1, FACE_H - 1), 255, -1)
+    img[..., :3] = 245
+    cv2.rectangle(img, (12, 12), (FACE_W - 13, FACE_H - 13), colour + (255,), -1)
+    for k in range(-FACE_H, FACE_W + FACE_H, 14):
+        cv2.line(img, (k, 12), (k + FACE_H, FACE_H), (235, 235, 235, 255), 2)
+        cv2.line(img, (k, FACE_H), (k + FACE_H, 12), (235, 235, 235, 255), 2)
+    img[..., 3] = mask
+    return img

@@ -1,0 +1,97 @@
+"""Train the corner-index detector with Ultralytics YOLO from a YAML, fully offline, resumable.
+
+The recipe (`vision_models/recipe.yaml`) is sized for two CPU cores: yolo11n built from its YAML
+(no pretrained weights exist here), native-scale 320 px crops, no left-right flips (a mirrored
+index is not a card), rotations come from the renderer. Ultralytics writes `last.pt` every epoch,
+so an interrupted run resumes where it stopped (`--resume`), and a finished run can be extended
+with more epochs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .offline import PROJECT_ROOT, prepare_ultralytics
+
+MODELS = PROJECT_ROOT / "vision_models"
+RECIPE = MODELS / "recipe.yaml"
+
+
+def load_recipe(path: Path = RECIPE) -> dict[str, Any]:
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "train" not in data:
+        raise ValueError(f"{path}: the recipe needs a 'train' mapping")
+    return data
+
+
+def train(
+    data_yaml: Path,
+    run_dir: Path,
+    epochs: int | None = None,
+    resume: bool = False,
+    threads: int = 2,
+    recipe: Path = RECIPE,
+) -> Path:
+    """Train (or resume) and return the best weights' path."""
+    prepare_ultralytics()
+    import torch
+    import ultralytics.utils.torch_utils as tu
+    from ultralytics import YOLO
+
+    tu.NUM_THREADS = threads  # ultralytics drops torch to one thread on a 2-core machine
+    torch.set_num_threads(threads)
+    args = dict(load_recipe(recipe)["train"])
+    model_yaml = args.pop("model", "yolo11n.yaml")
+    if epochs is not None:
+        args["epochs"] = epochs
+    last = run_dir / "weights" / "last.pt"
+    if resume and last.exists():
+        model = YOLO(str(last))
+        ckpt = torch.load(str(last), map_location="cpu", weights_only=False)
+        done = int(ckpt.get("epoch", -1)) + 1
+        if ckpt.get("epoch", -1) == -1 or done >= args["epochs"]:
+            # a finished run: continue training from its weights for more epochs
+            model.train(
+                data=str(data_yaml),
+                project=str(run_dir.parent),
+                name=run_dir.name,
+                exist_ok=True,
+                device="cpu",
+                plots=False,
+                pretrained=str(last),
+                **args,
+            )
+        else:
+            model.train(resume=True, device="cpu", plots=False)
+    else:
+        model = YOLO(model_yaml)
+        model.train(
+            data=str(data_yaml),
+            project=str(run_dir.parent),
+            name=run_dir.name,
+            exist_ok=True,
+            device="cpu",
+            plots=False,
+            **args,
+        )
+    return run_dir / "weights" / "best.pt"
+
+
+def export(weights: Path, out_dir: Path = MODELS, imgsz: int = 320) -> dict[str, Path]:
+    """Copy the weights to `out_dir/corners.pt` and export ONNX and NCNN beside them."""
+    prepare_ultralytics()
+    from ultralytics import YOLO
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pt = out_dir / "corners.pt"
+    if weights.resolve() != pt.resolve():
+        shutil.copyfile(weights, pt)
+    model = YOLO(str(pt))
+    onnx_path = Path(model.export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False))
+    model = YOLO(str(pt))
+    ncnn_path = Path(model.export(format="ncnn", imgsz=imgsz))
+    return {"pt": pt, "onnx": onnx_path, "ncnn": ncnn_path}

@@ -1,0 +1,118 @@
+"""The table renderer: labels are exact, drawing is deterministic, the dataset is consistent."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from mayi_table.vision.classes import CLASS_NAMES
+from mayi_table.vision.dataset import DatasetSpec, build_dataset
+from mayi_table.vision.render.faces import FACE_H, FACE_W, HELD_OUT_DESIGNS, TRAIN_DESIGNS, render_face
+from mayi_table.vision.render.scene import Placed, draw_scene, layout_game, render_table
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a = a.astype(np.float32).ravel() - a.mean()
+    b = b.astype(np.float32).ravel() - b.mean()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))
+
+
+def test_face_corner_quads_hold_the_index() -> None:
+    """The two corner quads of a face hold ink, and the bottom-right one is the top-left turned 180°."""
+    design = next(d for d in TRAIN_DESIGNS if not d.border and d.centre == "pips")
+    face = render_face(design, "10H")
+    gray = cv2.cvtColor(face.image[..., :3], cv2.COLOR_BGR2GRAY)
+    tl, br = face.corners
+    x1, y1 = tl.min(axis=0).astype(int)
+    x2, y2 = tl.max(axis=0).astype(int)
+    top_left = gray[y1:y2, x1:x2]
+    assert top_left.min() < 150, "the index has ink"
+    bx1, by1 = br.min(axis=0).astype(int)
+    bx2, by2 = br.max(axis=0).astype(int)
+    bottom_right = gray[by1:by2, bx1:bx2]
+    assert _ncc(top_left, bottom_right[::-1, ::-1]) > 0.95
+
+
+def test_faces_differ_by_card_and_design() -> None:
+    a = render_face(TRAIN_DESIGNS[0], "7H").image
+    assert not np.array_equal(a, render_face(TRAIN_DESIGNS[0], "7S").image)
+    assert not np.array_equal(a, render_face(TRAIN_DESIGNS[1], "7H").image)
+    assert a.shape == (FACE_H, FACE_W, 4)
+    assert {d.name for d in TRAIN_DESIGNS}.isdisjoint({d.name for d in HELD_OUT_DESIGNS})
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_visible_corner_labels_match_what_is_drawn(seed: int) -> None:
+    """Every corner labelled visible shows that card's index: warped back to the face, the pixels
+    match the face's own index; covered corners are not labelled."""
+    design = TRAIN_DESIGNS[seed]
+    rng = random.Random(seed)
+    placed = layout_game(rng)
+    # a close view (cards about 170 px wide) so that small index strokes survive the comparison
+    scene = draw_scene(placed, design, rng, spoil=False, tilt_deg=0.0, table_mm=(600.0, 450.0))
+    checked = 0
+    for lab in scene.labels:
+        face = render_face(design, lab.card)
+        for which, quad in enumerate(lab.corners):
+            if quad is None or lab.corner_shares[which] < 0.999:
+                continue  # covered, or partly covered by another card
+            # compare at the size the index has in the frame, so both sides lose the same detail
+            w = max(4, int(round(np.linalg.norm(quad[1] - quad[0]))))
+            h = max(4, int(round(np.linalg.norm(quad[3] - quad[0]))))
+            target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+            src = face.corners[which].astype(np.float32)
+            ref = cv2.warpPerspective(
+                cv2.GaussianBlur(face.image[..., :3], (0, 0), FACE_W / (w * 8) + 0.5),
+                cv2.getPerspectiveTransform(src, target),
+                (w, h),
+                flags=cv2.INTER_AREA,
+            )
+            got = cv2.warpPerspective(scene.image, cv2.getPerspectiveTransform(quad.astype(np.float32), target), (w, h))
+            got_gray = cv2.cvtColor(got, cv2.COLOR_BGR2GRAY)
+            score = _ncc(cv2.cvtColor(ref, cv2.COLOR_BGR2GRAY), got_gray)
+            assert score > 0.6, (lab.card, score)  # the same picture as the face's own index
+            ys, xs = np.nonzero(got_gray < np.median(got_gray) - 40)
+            assert len(xs), "the labelled quad holds ink"
+            # and the quad fits the ink tightly (2 face pixels of padding plus anti-aliasing)
+            assert xs.min() <= 5 and xs.max() >= w - 6 and ys.min() <= 5 and ys.max() >= h - 6, lab.card
+            checked += 1
+    assert checked >= 5
+
+
+def test_covered_corners_are_not_labelled() -> None:
+    """A card laid exactly on another hides the lower card's indices."""
+    rng = random.Random(0)
+    placed = [Placed("7H", (600, 450), 0, "test"), Placed("KS", (600, 450), 0, "test")]
+    scene = draw_scene(placed, TRAIN_DESIGNS[0], rng, spoil=False, tilt_deg=0.0)
+    by_card = {lab.card: lab for lab in scene.labels}
+    assert by_card["7H"].corners == [None, None]
+    assert all(q is not None for q in by_card["KS"].corners)
+
+
+def test_rendering_is_deterministic_per_seed() -> None:
+    a = render_table(5, TRAIN_DESIGNS, size=(640, 360))
+    b = render_table(5, TRAIN_DESIGNS, size=(640, 360))
+    assert np.array_equal(a.image, b.image) and a.label_dicts() == b.label_dicts()
+    c = render_table(6, TRAIN_DESIGNS, size=(640, 360))
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_dataset_labels_are_yolo_rows_inside_the_crop(tmp_path: Path) -> None:
+    data = build_dataset(tmp_path, DatasetSpec(scenes=2, val_scenes=1, crops_per_scene=3))
+    assert data.exists() and "names:" in data.read_text()
+    labels = sorted((tmp_path / "labels" / "train").glob("*.txt"))
+    assert len(labels) == 6 and len(list((tmp_path / "images" / "train").glob("*.jpg"))) == 6
+    rows = [line.split() for f in labels for line in f.read_text().splitlines()]
+    assert rows, "crops are centred on corners, so they hold labels"
+    for row in rows:
+        cls, cx, cy, w, h = int(row[0]), *map(float, row[1:])
+        assert 0 <= cls < len(CLASS_NAMES)
+        assert 0 <= cx - w / 2 and cx + w / 2 <= 1.0001 and 0 <= cy - h / 2 and cy + h / 2 <= 1.0001
+    # resuming keeps what was written
+    before = {f.name: f.read_text() for f in labels}
+    build_dataset(tmp_path, DatasetSpec(scenes=2, val_scenes=1, crops_per_scene=3))
+    assert {f.name: f.read_text() for f in sorted((tmp_path / "labels" / "train").glob("*.txt"))} == before
