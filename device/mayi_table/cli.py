@@ -166,6 +166,67 @@ def train(
             typer.echo(f"{kind}: {path}")
 
 
+@app.command()
+def evaluate(
+    model: Path = typer.Option(Path("vision_models"), help="Model folder (corners.pt / .onnx / _ncnn_model)."),
+    backend: str = typer.Option("onnx", help="Detector backend: ultralytics, onnx or ncnn."),
+    scenes: int = typer.Option(30, min=0, help="Rendered held-out tables to score."),
+    spreads: int = typer.Option(100, min=0, help="Rendered hand spreads to score."),
+    real_photos: Path | None = typer.Option(
+        None, help="Folder of real photos with VOC boxes (default: ../shared/real_photos/edje_train if present)."
+    ),
+    seed: int = typer.Option(777, help="Seed of the held-out scenes."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Score the recogniser on held-out deck designs, hand spreads and real photos."""
+    from .vision.detect import ModelError
+    from .vision.evaluate import evaluate_real_photos, evaluate_scenes, evaluate_spreads
+    from .vision.offline import PROJECT_ROOT
+    from .vision.recognize import Recognizer, load_image
+
+    try:
+        reader = Recognizer(model, backend)
+    except ModelError as e:
+        _fail(str(e), 1)
+    out: dict[str, Any] = {"model": str(model), "backend": backend}
+    if scenes:
+        with progress(scenes, "held-out scenes") as bar:
+            score = evaluate_scenes(reader, scenes, seed=seed, progress=bar.update)
+        out["scenes"] = {"count": scenes, **score.total.as_dict()}
+        out["per_card_f1"] = {c: round(k.f1, 4) for c, k in sorted(score.per_card.items())}
+    if spreads:
+        with progress(spreads, "hand spreads") as bar:
+            out["spreads"] = evaluate_spreads(reader, spreads, seed=seed + 1, progress=bar.update)
+    photos = real_photos or PROJECT_ROOT.parent / "shared" / "real_photos" / "edje_train"
+    if photos.is_dir():
+        n = len(list(photos.glob("*.xml")))
+        with progress(n, "real photos") as bar:
+            out["real_photos"] = evaluate_real_photos(reader, photos, load_image, progress=bar.update)
+    elif real_photos is not None:
+        _fail(f"{real_photos} is not a folder", 1)
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    if "scenes" in out:
+        sc = out["scenes"]
+        typer.echo(
+            f"held-out scenes ({scenes}): precision {sc['precision']:.3f}  recall {sc['recall']:.3f}  F1 {sc['f1']:.3f}"
+        )
+    if "spreads" in out:
+        sp = out["spreads"]
+        typer.echo(
+            f"hand spreads ({spreads}): points exact {sp['points_exact']:.1%}  cards exact {sp['cards_exact']:.1%}"
+        )
+    if "real_photos" in out:
+        rp = out["real_photos"]
+        typer.echo(f"real photos ({rp['photos']} photos, {rp['boxes']} cards): rank accuracy {rp['rank_accuracy']:.3f}")
+
+
+from .vision.recognize_cli import recognize  # noqa: E402  (its heavy imports happen inside)
+
+app.command()(recognize)
+
+
 def main() -> None:
     app()
 

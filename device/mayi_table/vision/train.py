@@ -13,9 +13,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .offline import PROJECT_ROOT, prepare_ultralytics
+from .offline import MODELS_DIR, prepare_ultralytics
 
-MODELS = PROJECT_ROOT / "vision_models"
+MODELS = MODELS_DIR
 RECIPE = MODELS / "recipe.yaml"
 
 

@@ -98,7 +98,7 @@ def _fan(
     return out
 
 
-def _arc(
+def spread_layout(
     cards: Sequence[str], centre: tuple[float, float], angle: float, zone: str, rng: random.Random
 ) -> list[Placed]:
     """A hand spread: cards turned about a pivot below the hand, each on top of the one to its left."""
@@ -141,13 +141,13 @@ def layout_game(rng: random.Random, table_mm: tuple[float, float] = (1200.0, 900
             n = rng.randint(4, 12)
             cards = [deck.pop() for _ in range(n)]
             centre = (ex + rng.uniform(-60, 60), ey + rng.uniform(-40, 40))
-            placed += _arc(cards, centre, face_angle + rng.uniform(-10, 10), f"hand:{s}", rng)
+            placed += spread_layout(cards, centre, face_angle + rng.uniform(-10, 10), f"hand:{s}", rng)
     # stock: a face-down stack, then the discard pile beside it, messy
     cx, cy = tw / 2 + rng.uniform(-120, 120), th / 2 + rng.uniform(-80, 80)
     for _ in range(rng.randint(3, 8)):
         placed.append(Placed("back", (cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2)), rng.uniform(-8, 8), "stock"))
     dx, dy = cx + rng.uniform(70, 110), cy + rng.uniform(-20, 20)
-    for k in range(rng.randint(1, 9)):
+    for _ in range(rng.randint(1, 9)):
         placed.append(
             Placed(deck.pop(), (dx + rng.gauss(0, 12), dy + rng.gauss(0, 12)), rng.uniform(0, 360), "discard")
         )
@@ -399,3 +399,14 @@ def render_table(
         ox, oy = focus[0] - table[0] / 2, focus[1] - table[1] / 2
         placed = [Placed(p.card, (p.centre[0] - ox, p.centre[1] - oy), p.angle, p.zone, p.design) for p in placed]
     return draw_scene(placed, design, rng, size=size, table_mm=table, spoil=spoil)
+
+
+def render_spread(seed: int, designs: Sequence[Design], size: tuple[int, int] = (800, 600)) -> tuple[Scene, list[str]]:
+    """A hand spread shown at the end of a round, at the device camera's scale; and its true cards."""
+    rng = random.Random(seed)
+    deck = _deck_cards(rng, 2, jokers=True)
+    cards = [deck.pop() for _ in range(rng.randint(3, 13))]
+    table = (size[0] / 1.6, size[1] / 1.6)  # about 1.6 px per mm, as a 1080p camera over a 1.2 m table
+    placed = spread_layout(cards, (table[0] / 2, table[1] / 2 + 20), rng.uniform(-30, 30), "hand", rng)
+    scene = draw_scene(placed, rng.choice(list(designs)), rng, size=size, table_mm=table, tilt_deg=rng.uniform(0, 20))
+    return scene, cards

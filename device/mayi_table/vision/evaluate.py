@@ -1,0 +1,213 @@
+"""How well the recogniser names cards: rendered held-out scenes, hand spreads, real photos.
+
+- Rendered scenes use deck designs never seen in training; a predicted card is right when its
+  class is right and one of its corners lies on a visible corner index of a true card, each true
+  card matched at most once. Per-card precision, recall and F1 follow.
+- Hand spreads: the share of spreads whose point total is exactly right under both profiles.
+- Real photos (`edje_train`, whole-card boxes labelled by rank only): the rank voted by the corner
+  indices found inside each box, by confidence.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from ..rules.profiles import make_profile
+from .classes import Box, PhysicalCard
+from .render.faces import HELD_OUT_DESIGNS, Design
+from .render.scene import CardLabel, render_spread, render_table
+
+REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+
+class CardReader(Protocol):
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]: ...
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+        }
+
+
+@dataclass
+class SceneScore:
+    total: Counts = field(default_factory=Counts)
+    per_card: dict[str, Counts] = field(default_factory=lambda: defaultdict(Counts))
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    ix = min(a[2], b[2]) - max(a[0], b[0])
+    iy = min(a[3], b[3]) - max(a[1], b[1])
+    if ix <= 0 or iy <= 0:
+        return False
+    inter = ix * iy
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return inter >= 0.3 * smaller
+
+
+def _quad_box(q: np.ndarray) -> Box:
+    x1, y1 = q.min(axis=0)
+    x2, y2 = q.max(axis=0)
+    return (float(x1), float(y1), float(x2), float(y2))
+
+
+def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: SceneScore) -> None:
+    """Match predicted cards to true visible cards (same face, a corner on a true visible index)."""
+    visible = [(lab.card, [_quad_box(q) for q in lab.corners if q is not None]) for lab in truth]
+    visible = [(c, boxes) for c, boxes in visible if boxes]
+    used = [False] * len(visible)
+    for card in sorted(pred, key=lambda c: -c.confidence):
+        hit = None
+        for j, (name, boxes) in enumerate(visible):
+            if used[j] or name != card.card:
+                continue
+            if any(_overlaps(corner.box, b) for corner in card.corners for b in boxes):
+                hit = j
+                break
+        if hit is None:
+            into.total.fp += 1
+            into.per_card[card.card].fp += 1
+        else:
+            used[hit] = True
+            into.total.tp += 1
+            into.per_card[card.card].tp += 1
+    for j, (name, _) in enumerate(visible):
+        if not used[j]:
+            into.total.fn += 1
+            into.per_card[name].fn += 1
+
+
+def evaluate_scenes(
+    reader: CardReader,
+    scenes: int,
+    seed: int = 777,
+    designs: Sequence[Design] = HELD_OUT_DESIGNS,
+    progress: Callable[[int], None] | None = None,
+) -> SceneScore:
+    score = SceneScore()
+    for n in range(scenes):
+        scene = render_table(seed * 1_000_003 + n, designs)
+        score_cards(reader.recognize(scene.image), scene.labels, score)
+        if progress:
+            progress(1)
+    return score
+
+
+def spread_points(cards: Sequence[str]) -> tuple[int, int]:
+    petras, classic = make_profile("petras"), make_profile("classic")
+    return sum(petras.value(c) for c in cards), sum(classic.value(c) for c in cards)
+
+
+def evaluate_spreads(
+    reader: CardReader,
+    spreads: int,
+    seed: int = 555,
+    designs: Sequence[Design] = HELD_OUT_DESIGNS,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    exact = same_cards = 0
+    for n in range(spreads):
+        scene, truth = render_spread(seed * 1_000_003 + n, designs)
+        seen = [c.card for c in reader.recognize(scene.image)]
+        exact += spread_points(seen) == spread_points(truth)
+        same_cards += Counter(seen) == Counter(truth)
+        if progress:
+            progress(1)
+    return {
+        "spreads": spreads,
+        "points_exact": round(exact / max(1, spreads), 4),
+        "cards_exact": round(same_cards / max(1, spreads), 4),
+    }
+
+
+def read_voc(xml_path: Path) -> list[tuple[str, Box]]:
+    """The (rank, box) objects of a Pascal VOC annotation; ranks in record notation."""
+    root = ET.parse(xml_path).getroot()
+    out = []
+    for obj in root.iter("object"):
+        name = (obj.findtext("name") or "").strip().lower()
+        bb = obj.find("bndbox")
+        if name not in REAL_RANKS or bb is None:
+            continue
+        box = tuple(float(bb.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
+        out.append((REAL_RANKS[name], (box[0], box[1], box[2], box[3])))
+    return out
+
+
+def rank_in_box(cards: Sequence[PhysicalCard], box: Box) -> str | None:
+    """The rank voted by the corner indices whose centre lies inside `box`, weighted by confidence."""
+    votes: Counter[str] = Counter()
+    for card in cards:
+        for corner in card.corners:
+            cx, cy = (corner.box[0] + corner.box[2]) / 2, (corner.box[1] + corner.box[3]) / 2
+            if box[0] <= cx <= box[2] and box[1] <= cy <= box[3]:
+                rank = "JK" if corner.card == "JK" else corner.card[:-1]
+                votes[rank] += int(corner.confidence * 1000)
+    return votes.most_common(1)[0][0] if votes else None
+
+
+def evaluate_real_photos(
+    reader: CardReader,
+    folder: Path,
+    load: Callable[[Path], np.ndarray],
+    limit: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    xmls = sorted(folder.glob("*.xml"))[:limit]
+    right = total = 0
+    per_rank: dict[str, Counts] = defaultdict(Counts)
+    for xml_path in xmls:
+        objects = read_voc(xml_path)
+        image_path = next(
+            (p for p in (xml_path.with_suffix(s) for s in (".JPG", ".jpg", ".jpeg", ".png")) if p.exists()), None
+        )
+        if image_path is None or not objects:
+            continue
+        cards = reader.recognize(load(image_path))
+        for rank, box in objects:
+            total += 1
+            got = rank_in_box(cards, box)
+            if got == rank:
+                right += 1
+                per_rank[rank].tp += 1
+            else:
+                per_rank[rank].fn += 1
+        if progress:
+            progress(1)
+    return {
+        "photos": len(xmls),
+        "boxes": total,
+        "rank_accuracy": round(right / max(1, total), 4),
+        "per_rank_recall": {r: round(c.recall, 4) for r, c in sorted(per_rank.items())},
+    }

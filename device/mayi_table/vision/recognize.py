@@ -1,0 +1,117 @@
+"""Photos and camera frames -> physical cards: load (EXIF-upright), detect corner indices, pair them.
+
+`Recognizer(model_dir, backend)` wraps a `Detector` (see detect.py for the backends and the model
+folder) and `pair_corners` (see pairing.py). Boxes are in pixels of the image as given, after its EXIF
+orientation is applied, i.e. as an image viewer shows it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .classes import PhysicalCard
+from .detect import DEFAULT_IOU, DEFAULT_OVERLAP, Detector, as_bgr
+from .pairing import pair_corners
+
+
+class ImageLoadError(ValueError):
+    """An image file that cannot be read."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"cannot read image {path}: {reason}")
+
+
+def load_image(path: Path | str) -> np.ndarray:
+    """Read a JPEG, PNG (or anything Pillow reads) as an upright BGR uint8 array, EXIF orientation applied."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    path = Path(path)
+    if not path.exists():
+        raise ImageLoadError(path, "no such file")
+    if path.is_dir():
+        raise ImageLoadError(path, "is a folder")
+    try:
+        with Image.open(path) as im:
+            im.load()
+            upright = ImageOps.exif_transpose(im)
+            rgb = np.asarray(upright.convert("RGB"))
+    except UnidentifiedImageError:
+        raise ImageLoadError(path, "not an image Pillow can read") from None
+    except Image.DecompressionBombError as e:
+        raise ImageLoadError(path, f"too large ({e})") from None
+    except (OSError, ValueError, SyntaxError) as e:
+        raise ImageLoadError(path, f"damaged or unreadable ({e})") from None
+    if rgb.ndim != 3 or rgb.shape[0] == 0 or rgb.shape[1] == 0:
+        raise ImageLoadError(path, "empty image")
+    return np.ascontiguousarray(rgb[:, :, ::-1])
+
+
+class Recognizer:
+    """Cards in BGR images: corner detection through one backend, then pairing into physical cards."""
+
+    def __init__(
+        self,
+        model_dir: Path | str,
+        backend: str = "onnx",
+        conf: float | None = None,
+        iou: float = DEFAULT_IOU,
+        overlap: float = DEFAULT_OVERLAP,
+        scale: float = 1.0,
+        threads: int | None = None,
+    ) -> None:
+        self.detector = Detector(model_dir, backend, conf=conf, iou=iou, overlap=overlap, scale=scale, threads=threads)
+
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
+        """The physical cards in an image, in reading order."""
+        image = as_bgr(image_bgr)
+        corners = self.detector.detect(image)
+        return pair_corners(corners, (image.shape[1], image.shape[0]))
+
+    def recognize_file(self, path: Path | str) -> list[PhysicalCard]:
+        """Load an image file (EXIF-upright) and recognise it; raises ImageLoadError for unreadable files."""
+        return self.recognize(load_image(path))
+
+
+def card_record(card: PhysicalCard, digits: int = 1) -> dict[str, Any]:
+    """A card as the JSON output writes it."""
+    out: dict[str, Any] = {
+        "card": card.card,
+        "confidence": round(card.confidence, 3),
+        "box": [round(v, digits) for v in card.box],
+    }
+    if card.orientation is not None:
+        out["orientation"] = round(card.orientation, 1)
+    return out
+
+
+_RED = {"H", "D"}
+
+
+def annotate(image: np.ndarray, cards: list[PhysicalCard], corners: bool = True) -> np.ndarray:
+    """A copy of a BGR image with each card's box and name drawn (and its corner boxes, thinly)."""
+    import cv2
+
+    out = as_bgr(image).copy()
+    h, w = out.shape[:2]
+    thick = max(1, round(max(h, w) / 800))
+    font_scale = max(0.4, max(h, w) / 2400)
+    for card in cards:
+        colour = (40, 40, 220) if card.card[-1] in _RED else (220, 120, 20) if card.card == "JK" else (30, 160, 30)
+        x1, y1, x2, y2 = (int(round(v)) for v in card.box)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, thick + (1 if len(card.corners) == 2 else 0))
+        if corners:
+            for c in card.corners:
+                cx1, cy1, cx2, cy2 = (int(round(v)) for v in c.box)
+                cv2.rectangle(out, (cx1, cy1), (cx2, cy2), colour, 1)
+        label = f"{card.card} {card.confidence:.2f}"
+        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thick)
+        ty = y1 - 3 if y1 - th - base - 3 >= 0 else min(h - 1, y2 + th + 3)
+        cv2.rectangle(out, (x1, ty - th - 2), (x1 + tw + 2, ty + base - 1), colour, -1)
+        white = (255, 255, 255)
+        cv2.putText(out, label, (x1 + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, font_scale, white, thick, cv2.LINE_AA)
+    return out

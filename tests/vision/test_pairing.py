@@ -1,0 +1,195 @@
+"""Pairing corner indices into physical cards: flat cards at every angle, fans, duplicates."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from mayi_table.vision.classes import Corner, PhysicalCard
+from mayi_table.vision.pairing import (
+    DISTANCE_TOLERANCE,
+    NATURAL_INDEX,
+    fit_pair,
+    normalise_orientation,
+    pair_corners,
+)
+
+from .helpers import card_corners, fan_corners
+
+
+def _angle_diff(a: float, b: float) -> float:
+    return abs(normalise_orientation(a - b))
+
+
+def _contains(outer: tuple[float, ...], inner: tuple[float, ...], slack: float = 0.5) -> bool:
+    return (
+        outer[0] <= inner[0] + slack
+        and outer[1] <= inner[1] + slack
+        and outer[2] >= inner[2] - slack
+        and outer[3] >= inner[3] - slack
+    )
+
+
+@pytest.mark.parametrize("angle", [0, 15, 30, 45, 60, 75, 90, 120, 135, 150, 180, -170, -135, -90, -45, -10, 200, 270])
+@pytest.mark.parametrize("px_per_mm", [1.2, 2.0, 3.5])
+def test_a_flat_card_at_any_angle_is_one_card(angle: float, px_per_mm: float) -> None:
+    tl, br = card_corners("QH", (600, 500), angle, px_per_mm)
+    cards = pair_corners([tl, br])
+    assert len(cards) == 1
+    card = cards[0]
+    assert card.card == "QH" and set(card.corners) == {tl, br}
+    assert card.confidence == pytest.approx(0.9)  # the max of the two corners
+    assert card.orientation is not None
+    # upside down is the same as upright: the orientation is modulo 180 degrees
+    assert _angle_diff(card.orientation, angle) < 2.0
+    assert -90 < card.orientation <= 90
+    # the box covers both corners and roughly the card (63 x 88 mm turned by the angle)
+    assert _contains(card.box, tl.box) and _contains(card.box, br.box)
+    width = card.box[2] - card.box[0]
+    assert width >= 63 * px_per_mm * 0.9
+
+
+def test_upside_down_card_has_the_same_orientation_as_upright() -> None:
+    up = pair_corners(list(card_corners("7S", (300, 300), 0)))
+    down = pair_corners(list(card_corners("7S", (300, 300), 180)))
+    assert up[0].orientation == pytest.approx(0.0, abs=1e-6)
+    assert down[0].orientation == pytest.approx(0.0, abs=1e-6)
+    assert up[0].box == pytest.approx(down[0].box)
+
+
+def test_index_design_variation_still_pairs() -> None:
+    """Real decks' marks range about 6-15 x 12-19 mm with 1-6 mm insets."""
+    rng = random.Random(3)
+    for _ in range(300):
+        index = (rng.uniform(6, 14), rng.uniform(12.5, 18.5))
+        margin = rng.uniform(1.5, 5.5)
+        angle = rng.uniform(-180, 180)
+        scale = rng.uniform(1.0, 3.5)
+        tl, br = card_corners("10C", (800, 600), angle, scale, index_mm=index, margin_mm=margin)
+        fit = fit_pair(tl, br)
+        assert fit is not None, (index, margin, angle, scale)
+        assert _angle_diff(fit.orientation, angle) < 8
+
+
+def test_joker_pairs_with_its_own_geometry() -> None:
+    tl, br = card_corners("JK", (500, 500), 33, 2.0, index_mm=(5.5, 26.0))
+    cards = pair_corners([tl, br])
+    assert len(cards) == 1 and len(cards[0].corners) == 2
+
+
+def test_a_fanned_meld_is_one_card_per_index() -> None:
+    meld = ["7H", "8H", "9H", "10H", "JH", "QH"]
+    for angle in (0, 25, 90, 180, -60):
+        corners = fan_corners(meld, (700, 500), angle, step_mm=18)
+        cards = pair_corners(corners)
+        assert sorted(c.card for c in cards) == sorted(meld)
+        assert all(len(c.corners) == 1 and c.orientation is None for c in cards)
+        assert {c.box for c in cards} == {c.box for c in corners}
+
+
+@pytest.mark.parametrize("step_mm", [10, 15, 20, 25, 30])
+@pytest.mark.parametrize("angle", [0, 30, 45, 90, 135, 180, -100])
+def test_identical_cards_fanned_stay_two(step_mm: float, angle: float) -> None:
+    corners = fan_corners(["6S", "7H", "7H", "8D"], (500, 500), angle, step_mm=step_mm)
+    cards = pair_corners(corners)
+    assert Counter(c.card for c in cards) == Counter({"7H": 2, "6S": 1, "8D": 1})
+
+
+@pytest.mark.parametrize("angle", [0, 20, 45, 90, 170, 180, -35])
+@pytest.mark.parametrize("gap_mm", [5, 20, 60])
+def test_two_identical_flat_cards_are_two_cards(angle: float, gap_mm: float) -> None:
+    """Four 7H corners of two flat cards side by side -> two cards, each made of its own two corners."""
+    import math
+
+    scale = 2.0
+    t = math.radians(angle)
+    step = (63 + gap_mm) * scale
+    a = card_corners("7H", (800, 600), angle, scale, confidence=(0.9, 0.7))
+    b = card_corners("7H", (800 + step * math.cos(t), 600 - step * math.sin(t)), angle, scale, confidence=(0.6, 0.5))
+    cards = pair_corners([*a, *b])
+    assert len(cards) == 2
+    assert {frozenset(c.corners) for c in cards} == {frozenset(a), frozenset(b)}
+    assert sorted(c.confidence for c in cards) == [0.6, 0.9]
+
+
+def test_two_identical_flat_cards_one_above_the_other() -> None:
+    a = card_corners("KD", (500, 300), 0, 2.0)
+    b = card_corners("KD", (500, 300 + 95 * 2.0), 0, 2.0)
+    cards = pair_corners([b[1], a[0], b[0], a[1]])
+    assert {frozenset(c.corners) for c in cards} == {frozenset(a), frozenset(b)}
+
+
+def test_flat_and_fanned_copies_of_one_face() -> None:
+    flat = card_corners("9C", (300, 300), 10, 2.0)
+    fan = fan_corners(["8C", "9C", "10C"], (900, 700), -20, 18)
+    cards = pair_corners([*flat, *fan])
+    assert Counter(c.card for c in cards) == Counter({"9C": 2, "8C": 1, "10C": 1})
+    assert sum(1 for c in cards if len(c.corners) == 2) == 1
+
+
+def test_corners_too_far_or_too_close_are_not_paired() -> None:
+    tl, br = card_corners("4S", (500, 500), 0, 2.0)
+    dx = (br.box[0] - tl.box[0]) * (DISTANCE_TOLERANCE + 0.3)
+    far = Corner("4S", 0.9, (tl.box[0] + dx, tl.box[1] + dx * 1.3, tl.box[2] + dx, tl.box[3] + dx * 1.3))
+    assert fit_pair(tl, far) is None
+    near = Corner("4S", 0.9, (tl.box[0] + 8, tl.box[1] + 10, tl.box[2] + 8, tl.box[3] + 10))
+    assert fit_pair(tl, near) is None
+    assert len(pair_corners([tl, far])) == 2
+
+
+def test_different_faces_and_different_sizes_never_pair() -> None:
+    tl, br = card_corners("4S", (500, 500), 0, 2.0)
+    assert fit_pair(tl, Corner("4H", br.confidence, br.box)) is None
+    x1, y1, x2, y2 = br.box
+    big = Corner("4S", 0.9, (x1 - 10, y1 - 10, x2 + 10, y2 + 10))
+    assert fit_pair(tl, big) is None
+
+
+def test_a_sideways_neighbour_is_not_a_partner() -> None:
+    """Two upright 5D seen only by their top-left indices, a card's width apart, are two cards."""
+    a = card_corners("5D", (400, 400), 0, 2.0)[0]
+    b = card_corners("5D", (400 + 66 * 2.0, 400), 0, 2.0)[0]
+    assert fit_pair(a, b) is None
+
+
+def test_result_is_independent_of_input_order() -> None:
+    rng = random.Random(7)
+    corners: list[Corner] = []
+    for i in range(6):
+        corners.extend(card_corners("7H", (300 + 170 * i, 300 + 40 * (i % 2)), rng.uniform(-180, 180), 2.0))
+    corners.extend(fan_corners(["7H", "7H", "7H"], (200, 800), 5, 16))
+    first = pair_corners(corners)
+    for _ in range(5):
+        rng.shuffle(corners)
+        assert pair_corners(corners) == first
+    assert len(first) == 9
+    assert sum(1 for c in first if len(c.corners) == 2) == 6
+
+
+def test_many_corners_of_one_face_fall_back_to_greedy_matching() -> None:
+    corners: list[Corner] = []
+    for i in range(10):  # 20 corners of one face: past the exact matching's limit
+        corners.extend(card_corners("2H", (200 + 200 * (i % 5), 200 + 300 * (i // 5)), 0, 2.0))
+    cards = pair_corners(corners)
+    assert len(cards) == 10 and all(len(c.corners) == 2 for c in cards)
+
+
+def test_boxes_are_clipped_to_the_image_and_cards_sorted() -> None:
+    tl, br = card_corners("AS", (40, 40), 30, 2.0)
+    single = Corner("3C", 0.5, (150.0, 10.0, 170.0, 40.0))
+    cards = pair_corners([single, tl, br], image_size=(160, 120))
+    for c in cards:
+        assert 0 <= c.box[0] <= c.box[2] <= 160 and 0 <= c.box[1] <= c.box[3] <= 120
+    assert [c.box[1] for c in cards] == sorted(c.box[1] for c in cards)
+
+
+def test_physical_card_fields() -> None:
+    cards = pair_corners([Corner("JK", 0.42, (1.0, 2.0, 11.0, 32.0))])
+    assert cards == [PhysicalCard("JK", 0.42, (1.0, 2.0, 11.0, 32.0), (Corner("JK", 0.42, (1.0, 2.0, 11.0, 32.0)),))]
+
+
+def test_nominal_geometry_is_a_standard_card() -> None:
+    assert 75 < NATURAL_INDEX.pair_distance_mm < 90
+    assert 45 < NATURAL_INDEX.pair_angle_deg < 60
