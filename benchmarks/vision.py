@@ -1,0 +1,101 @@
+"""Recogniser speed and memory, measured side by side in one run on the same model and frame.
+
+    .venv/bin/python benchmarks/vision.py [--model vision_models] [--runs 5] [--threads 1]
+
+For one rendered 1920x1080 table frame it prints the milliseconds per frame of the whole
+recogniser (tiling, detection, pairing) with each backend, the milliseconds of a plain
+Ultralytics PyTorch `predict` of the same model on the same frame at full size, the ratio of the
+fastest lean backend (onnx, ncnn) to that `predict`, and the peak resident memory of a separate
+process that only runs the lean backend (and must not import torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "device"))
+
+LEAN_PROBE = r"""
+import json, resource, sys, time
+sys.path.insert(0, {device!r})
+import numpy as np
+from mayi_table.vision.recognize import Recognizer
+frame = np.load({frame!r})
+r = Recognizer({model!r}, {backend!r}, threads={threads})
+for _ in range({runs}):
+    r.recognize(frame)
+print(json.dumps({{"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "torch_imported": "torch" in sys.modules, "ultralytics_imported": "ultralytics" in sys.modules}}))
+"""
+
+
+def ms_per_call(fn, runs: int) -> float:
+    fn()  # warm up
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", type=Path, default=ROOT / "vision_models")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1, help="threads per backend (the same for all)")
+    args = ap.parse_args()
+
+    import numpy as np
+
+    from mayi_table.vision.offline import prepare_ultralytics
+    from mayi_table.vision.recognize import Recognizer
+    from mayi_table.vision.render.faces import HELD_OUT_DESIGNS
+    from mayi_table.vision.render.scene import render_table
+
+    frame = render_table(2026, HELD_OUT_DESIGNS).image
+    assert frame.shape[:2] == (1080, 1920)
+    results: dict[str, float] = {}
+    for backend in ("ultralytics", "onnx", "ncnn"):
+        rec = Recognizer(args.model, backend, threads=args.threads)
+        results[backend] = ms_per_call(lambda rec=rec: rec.recognize(frame), args.runs)
+    prepare_ultralytics()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(args.threads)
+    model = YOLO(str(args.model / "corners.pt"))
+    results["ultralytics predict (full frame)"] = ms_per_call(
+        lambda: model.predict(frame, imgsz=1920, device="cpu", verbose=False), args.runs
+    )
+    lean = min(("onnx", "ncnn"), key=lambda b: results[b])
+    frame_file = Path("/tmp/mayi_bench_frame.npy")
+    np.save(frame_file, frame)
+    memory = {}
+    for backend in ("onnx", "ncnn"):
+        probe = LEAN_PROBE.format(device=str(ROOT / "device"), frame=str(frame_file), model=str(args.model),
+                                  backend=backend, threads=args.threads, runs=3)
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ},
+                             check=True)
+        memory[backend] = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"one 1920x1080 frame, {args.threads} thread(s), median of {args.runs} runs:")
+    for name, ms in results.items():
+        print(f"  {name:34s} {ms:8.1f} ms")
+    base = results["ultralytics predict (full frame)"]
+    print(f"  fastest lean backend ({lean}) / ultralytics predict: {results[lean] / base:.2f}"
+          f"  ({base / results[lean]:.1f}x faster)")
+    for backend, m in memory.items():
+        print(f"  peak RSS of a process running only {backend}: {m['peak_rss_mb']:.0f} MB "
+              f"(torch imported: {m['torch_imported']}, ultralytics imported: {m['ultralytics_imported']})")
+
+
+if __name__ == "__main__":
+    main()
