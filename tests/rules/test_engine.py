@@ -398,9 +398,9 @@ def test_classic_allows_the_same_buyer_again() -> None:
     assert game.round is not None and game.round.buys["C"] == 2
 
 
-def test_classic_limit_with_a_full_pile() -> None:
-    """classic Gameplay 9, with enough discards below: the fourth buy of one round is refused."""
-    game = new("classic")
+def _five_discards_deep(variants: tuple[str, ...] = ()) -> tuple[Game, list[Card]]:
+    """A classic round after five discards, so several buys in a row have cards to take."""
+    game = new("classic", variants=variants)
     stock = deal(game, {"A": "2S 3S 4S 5S 6S 7S 8S 9S 10S JS", "B": "2H 3H 4H 5H 6H 7H 8H 9H 10H JH"})
     for seat, c in [("A", "2S"), ("B", "2H")]:
         game.apply(Draw(seat, "stock", stock.pop()))
@@ -412,6 +412,12 @@ def test_classic_limit_with_a_full_pile() -> None:
         game.apply(Discard(seat, max(r.hands[seat])))
     game.apply(Draw("A", "stock", stock.pop()))
     game.apply(Discard("A", card("3S")))
+    return game, stock
+
+
+def test_classic_limit_with_a_full_pile() -> None:
+    """classic Gameplay 9, with enough discards below: the fourth buy of one round is refused."""
+    game, stock = _five_discards_deep()
     for _ in range(3):
         game.apply(Buy("C", stock.pop()))
     assert game.round is not None and len(game.round.pile) >= 1
@@ -420,18 +426,7 @@ def test_classic_limit_with_a_full_pile() -> None:
 
 def test_unlimited_buys_variant() -> None:
     """classic Common variants, unlimited-buys: no per-round limit."""
-    game = new("classic", variants=("unlimited-buys",))
-    stock = deal(game, {"A": "2S 3S 4S 5S 6S 7S 8S 9S 10S JS", "B": "2H 3H 4H 5H 6H 7H 8H 9H 10H JH"})
-    for seat, c in [("A", "2S"), ("B", "2H")]:
-        game.apply(Draw(seat, "stock", stock.pop()))
-        game.apply(Discard(seat, card(c)))
-    for seat in "CD":
-        game.apply(Draw(seat, "stock", stock.pop()))
-        r = game.round
-        assert r is not None
-        game.apply(Discard(seat, max(r.hands[seat])))
-    game.apply(Draw("A", "stock", stock.pop()))
-    game.apply(Discard("A", card("3S")))
+    game, stock = _five_discards_deep(("unlimited-buys",))
     for _ in range(4):
         game.apply(Buy("C", stock.pop()))
     assert game.round is not None and game.round.buys["C"] == 4

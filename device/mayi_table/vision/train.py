@@ -49,35 +49,25 @@ def train(
     if epochs is not None:
         args["epochs"] = epochs
     last = run_dir / "weights" / "last.pt"
+    fresh = dict(
+        data=str(data_yaml),
+        project=str(run_dir.parent),
+        name=run_dir.name,
+        exist_ok=True,
+        device="cpu",
+        plots=False,
+        **args,
+    )
     if resume and last.exists():
         model = YOLO(str(last))
         ckpt = torch.load(str(last), map_location="cpu", weights_only=False)
-        done = int(ckpt.get("epoch", -1)) + 1
-        if ckpt.get("epoch", -1) == -1 or done >= args["epochs"]:
-            # a finished run: continue training from its weights for more epochs
-            model.train(
-                data=str(data_yaml),
-                project=str(run_dir.parent),
-                name=run_dir.name,
-                exist_ok=True,
-                device="cpu",
-                plots=False,
-                pretrained=str(last),
-                **args,
-            )
+        if ckpt.get("epoch", -1) == -1 or int(ckpt["epoch"]) + 1 >= args["epochs"]:
+            # a finished run: train on from its weights for more epochs
+            model.train(pretrained=str(last), **fresh)
         else:
-            model.train(resume=True, device="cpu", plots=False)
+            model.train(resume=True, device="cpu", plots=False)  # an interrupted run: carry on
     else:
-        model = YOLO(model_yaml)
-        model.train(
-            data=str(data_yaml),
-            project=str(run_dir.parent),
-            name=run_dir.name,
-            exist_ok=True,
-            device="cpu",
-            plots=False,
-            **args,
-        )
+        YOLO(model_yaml).train(**fresh)
     return run_dir / "weights" / "best.pt"
 
 

@@ -322,6 +322,17 @@ def _tilt_homography(w: int, h: int, tilt: float, rng: random.Random) -> np.ndar
     return np.asarray(cv2.getPerspectiveTransform(src, np.array(dst, np.float32)))
 
 
+def _soft_blob(
+    h: int, w: int, rng: random.Random, rx: tuple[int, int], ry: tuple[int, int], blur: tuple[float, float]
+) -> np.ndarray:
+    """A blurred ellipse mask (0..1) somewhere in the frame."""
+    mask = np.zeros((h, w), np.float32)
+    centre = (rng.randint(0, w), rng.randint(0, h))
+    axes = (rng.randint(*rx), rng.randint(*ry))
+    cv2.ellipse(mask, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
+    return np.asarray(cv2.GaussianBlur(mask, (0, 0), rng.uniform(*blur)))
+
+
 def spoil_image(image: np.ndarray, rng: random.Random) -> np.ndarray:
     """Uneven light, shadows, glare, blur, sensor noise and JPEG artefacts."""
     h, w = image.shape[:2]
@@ -333,36 +344,10 @@ def spoil_image(image: np.ndarray, rng: random.Random) -> np.ndarray:
     light *= rng.uniform(0.6, 1.15)
     img *= light[..., None]
     img *= np.array([rng.uniform(0.85, 1.1), 1.0, rng.uniform(0.85, 1.15)], np.float32)
-    # soft shadows of arms or lamps
-    for _ in range(rng.randint(0, 3)):
-        mask = np.zeros((h, w), np.float32)
-        cv2.ellipse(
-            mask,
-            (rng.randint(0, w), rng.randint(0, h)),
-            (rng.randint(80, 500), rng.randint(40, 250)),
-            rng.uniform(0, 180),
-            0,
-            360,
-            1.0,
-            -1,
-        )
-        mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(20, 60))
-        img *= (1 - rng.uniform(0.2, 0.5) * mask)[..., None]
-    # glare
-    for _ in range(rng.randint(0, 2)):
-        mask = np.zeros((h, w), np.float32)
-        cv2.ellipse(
-            mask,
-            (rng.randint(0, w), rng.randint(0, h)),
-            (rng.randint(30, 200), rng.randint(20, 120)),
-            rng.uniform(0, 180),
-            0,
-            360,
-            1.0,
-            -1,
-        )
-        mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(10, 40))
-        img += (rng.uniform(60, 160) * mask)[..., None]
+    for _ in range(rng.randint(0, 3)):  # soft shadows of arms or lamps
+        img *= (1 - rng.uniform(0.2, 0.5) * _soft_blob(h, w, rng, (80, 500), (40, 250), (20, 60)))[..., None]
+    for _ in range(rng.randint(0, 2)):  # glare
+        img += (rng.uniform(60, 160) * _soft_blob(h, w, rng, (30, 200), (20, 120), (10, 40)))[..., None]
     img = np.clip(img, 0, 255).astype(np.uint8)
     if rng.random() < 0.5:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.3))
