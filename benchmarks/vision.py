@@ -81,20 +81,31 @@ def main() -> None:
     np.save(frame_file, frame)
     memory = {}
     for backend in ("onnx", "ncnn"):
-        probe = LEAN_PROBE.format(device=str(ROOT / "device"), frame=str(frame_file), model=str(args.model),
-                                  backend=backend, threads=args.threads, runs=3)
-        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ},
-                             check=True)
+        probe = LEAN_PROBE.format(
+            device=str(ROOT / "device"),
+            frame=str(frame_file),
+            model=str(args.model),
+            backend=backend,
+            threads=args.threads,
+            runs=3,
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ}, check=True
+        )
         memory[backend] = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"one 1920x1080 frame, {args.threads} thread(s), median of {args.runs} runs:")
     for name, ms in results.items():
         print(f"  {name:34s} {ms:8.1f} ms")
     base = results["ultralytics predict (full frame)"]
-    print(f"  fastest lean backend ({lean}) / ultralytics predict: {results[lean] / base:.2f}"
-          f"  ({base / results[lean]:.1f}x faster)")
+    print(
+        f"  fastest lean backend ({lean}) / ultralytics predict: {results[lean] / base:.2f}"
+        f"  ({base / results[lean]:.1f}x faster)"
+    )
     for backend, m in memory.items():
-        print(f"  peak RSS of a process running only {backend}: {m['peak_rss_mb']:.0f} MB "
-              f"(torch imported: {m['torch_imported']}, ultralytics imported: {m['ultralytics_imported']})")
+        print(
+            f"  peak RSS of a process running only {backend}: {m['peak_rss_mb']:.0f} MB "
+            f"(torch imported: {m['torch_imported']}, ultralytics imported: {m['ultralytics_imported']})"
+        )
 
 
 if __name__ == "__main__":

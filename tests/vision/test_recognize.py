@@ -126,9 +126,7 @@ def test_card_record() -> None:
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     code = "from mayi_table.vision.recognize_cli import main; main()"
     env = {**os.environ, "PYTHONPATH": str(DEVICE)}
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120
-    )
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_cli_json_with_a_bad_file_among_good_ones(tmp_path: Path, blocks_model: Path) -> None:
