@@ -222,6 +222,19 @@ def evaluate(
         typer.echo(f"real photos ({rp['photos']} photos, {rp['boxes']} cards): rank accuracy {rp['rank_accuracy']:.3f}")
 
 
+@app.command()
+def doctor(
+    config: Path = typer.Option(Path("/etc/mayi-table/config.yaml"), help="The device config to check."),
+) -> None:
+    """Check camera, pins, model and backend, config, disk space, time sync and the service."""
+    from .doctor import all_ok, format_report, run_all
+
+    checks = run_all(config)
+    typer.echo(format_report(checks))
+    if not all_ok(checks):
+        raise typer.Exit(1)
+
+
 from .vision.recognize_cli import recognize  # noqa: E402  (its heavy imports happen inside)
 
 app.command()(recognize)
