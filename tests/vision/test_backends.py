@@ -119,3 +119,24 @@ def test_committed_model_backends_agree() -> None:
         np.testing.assert_allclose(dets[name].raw(tile)[4:], ref[4:], atol=1e-3, err_msg=name)
     _matched(dets["ultralytics"], dets["onnx"], image)
     _matched(dets["onnx"], dets["ncnn"], image)
+
+
+def test_committed_model_lean_backends_give_the_same_cards() -> None:
+    """The committed model through onnx and ncnn (what a Pi runs, no torch) names the same cards on a
+    rendered table frame; runs wherever the project is installed, training extra or not."""
+    needed = [MODELS_DIR / "corners.onnx", MODELS_DIR / "corners_ncnn_model"]
+    if not all(p.exists() for p in needed):
+        pytest.skip("no trained model committed under vision_models/ yet")
+    from mayi_table.vision.render.faces import HELD_OUT_DESIGNS
+    from mayi_table.vision.render.scene import render_table
+
+    frame = render_table(31, HELD_OUT_DESIGNS).image
+    onnx, ncnn = (Recognizer(MODELS_DIR, b) for b in ("onnx", "ncnn"))
+    tile = make_tile(frame, 0, 0, *onnx.detector.input_size[::-1])
+    np.testing.assert_allclose(ncnn.detector.raw(tile)[4:], onnx.detector.raw(tile)[4:], atol=1e-3)
+    cards_onnx = sorted(onnx.recognize(frame), key=lambda c: (c.card, c.box))
+    cards_ncnn = sorted(ncnn.recognize(frame), key=lambda c: (c.card, c.box))
+    assert cards_onnx, "the trained model finds cards on a table"
+    assert [c.card for c in cards_onnx] == [c.card for c in cards_ncnn]
+    for a, b in zip(cards_onnx, cards_ncnn):
+        assert np.abs(np.subtract(a.box, b.box)).max() < 1.0
