@@ -184,6 +184,8 @@ def evaluate(
     from .vision.offline import PROJECT_ROOT
     from .vision.recognize import Recognizer, load_image
 
+    if real_photos is not None and not real_photos.is_dir():
+        _fail(f"{real_photos} is not a folder", 1)
     try:
         reader = Recognizer(model, backend)
     except ModelError as e:
@@ -202,8 +204,6 @@ def evaluate(
         n = len(list(photos.glob("*.xml")))
         with progress(n, "real photos") as bar:
             out["real_photos"] = evaluate_real_photos(reader, photos, load_image, progress=bar.update)
-    elif real_photos is not None:
-        _fail(f"{real_photos} is not a folder", 1)
     if as_json:
         typer.echo(json.dumps(out))
         return
