@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .classes import PhysicalCard
-from .detect import DEFAULT_IOU, DEFAULT_OVERLAP, Detector, as_bgr
+from .detect import Detector, as_bgr
 from .pairing import pair_corners
 
 
@@ -54,17 +54,9 @@ def load_image(path: Path | str) -> np.ndarray:
 class Recognizer:
     """Cards in BGR images: corner detection through one backend, then pairing into physical cards."""
 
-    def __init__(
-        self,
-        model_dir: Path | str,
-        backend: str = "onnx",
-        conf: float | None = None,
-        iou: float = DEFAULT_IOU,
-        overlap: float = DEFAULT_OVERLAP,
-        scale: float = 1.0,
-        threads: int | None = None,
-    ) -> None:
-        self.detector = Detector(model_dir, backend, conf=conf, iou=iou, overlap=overlap, scale=scale, threads=threads)
+    def __init__(self, model_dir: Path | str, backend: str = "onnx", **detector_options: Any) -> None:
+        """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads)."""
+        self.detector = Detector(model_dir, backend, **detector_options)
 
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         """The physical cards in an image, in reading order."""
