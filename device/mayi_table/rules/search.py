@@ -133,13 +133,18 @@ Run = tuple[int, int, int, frozenset[int]]  # suit index, low, high, positions h
 
 
 def search_contract(
-    hand: Sequence[Card] | Counter[Card], contract: Contract, profile: RuleProfile, partial: bool = True
+    hand: Sequence[Card] | Counter[Card],
+    contract: Contract,
+    profile: RuleProfile,
+    partial: bool = True,
+    first: bool = False,
 ) -> Plan | None:
     """The plan that lays the contract keeping the fewest points; with `partial`, the best partial
     plan when the contract cannot be laid (None only when `partial` is False and it cannot).
 
     Runs are first chosen at their minimum length (enough to decide whether the contract can be
     laid at all), then lengthened with the naturals and spare jokers left after the groups.
+    With `first`, the first complete plan found is returned (enough for a yes/no question).
     """
     cards = list(hand.elements()) if isinstance(hand, Counter) else list(hand)
     counts, jokers = _hand_arrays(cards)
@@ -218,6 +223,8 @@ def search_contract(
         if len(runs) == r_want:
             return
         for idx in range(start, len(cand)):
+            if first and best and best[0][0]:
+                return  # any complete plan answers a yes/no question
             s, low, idxs = cand[idx]
             row = counts[s]
             taken = [i for i in idxs if row[i]]
@@ -301,7 +308,7 @@ def _build_plan(
 
 
 def can_lay_contract(hand: Sequence[Card] | Counter[Card], contract: Contract, profile: RuleProfile) -> bool:
-    return search_contract(hand, contract, profile, partial=False) is not None
+    return search_contract(hand, contract, profile, partial=False, first=True) is not None
 
 
 def layoff_options(hand: Iterable[Card], table: Sequence[Meld], profile: RuleProfile) -> list[tuple[int, str]]:
