@@ -310,24 +310,15 @@ def test_classic_round_seven_contract_only_when_going_out() -> None:
     illegal(game, Open(P, (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))), "going out")
 
 
-def test_classic_scoring_values() -> None:
-    """classic Scoring: joker 15, ace 15, K/Q/J 10, 2-10 face value."""
-    game = new("classic")
+@pytest.mark.parametrize("profile, joker", [("classic", 15), ("petras", 25)])
+def test_scoring_values(profile: str, joker: int) -> None:
+    """classic Scoring: joker 15, ace 15, K/Q/J 10, 2-10 face value; petras §06: joker 25, the rest alike."""
+    game = new(profile)
     deal(game, {"A": QUICK_OUT[1][0], "B": "JK AS KH 10D 2C 3C 4C 5C 6C 9H"}, upcard="KD")
     game.apply(Draw("A", "discard"))
     game.apply(Open("A", tuple(tuple(m) for m in QUICK_OUT[1][1])))
     game.apply(Discard("A", card("KD")))
-    assert game.results[-1].scores["B"] == 15 + 15 + 10 + 10 + 2 + 3 + 4 + 5 + 6 + 9
-
-
-def test_petras_joker_scores_25() -> None:
-    """petras §06: joker 25."""
-    game = new("petras")
-    deal(game, {"A": QUICK_OUT[1][0], "B": "JK AS KH 10D 2C 3C 4C 5C 6C 9H"}, upcard="KD")
-    game.apply(Draw("A", "discard"))
-    game.apply(Open("A", tuple(tuple(m) for m in QUICK_OUT[1][1])))
-    game.apply(Discard("A", card("KD")))
-    assert game.results[-1].scores["B"] == 25 + 15 + 10 + 10 + 2 + 3 + 4 + 5 + 6 + 9
+    assert game.results[-1].scores["B"] == joker + 15 + 10 + 10 + 2 + 3 + 4 + 5 + 6 + 9
 
 
 # ---------------------------------------------------------------- buying
