@@ -13,6 +13,7 @@ from mayi_table.rules.record import replay_lines
 from .helpers import QUICK_OUT, at_round, cards, deal, first_player, new, observed_quick_round
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+THREE_RUNS = (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))  # a round-7 contract
 
 
 def card(t: str) -> Card:
@@ -245,7 +246,7 @@ def test_open_may_not_empty_the_hand_when_one_goes_out_by_discard() -> None:
 def test_going_out_by_final_discard_scores_zero_others_count_their_hands() -> None:
     """petras §04, §06: emptying the hand by the last discard wins the round; others count every card."""
     game = new("petras")
-    stock = deal(game, {"A": QUICK_OUT[1][0]}, upcard="KD")
+    deal(game, {"A": QUICK_OUT[1][0]}, upcard="KD")
     game.apply(Draw("A", "discard"))
     game.apply(Open("A", tuple(tuple(m) for m in QUICK_OUT[1][1])))
     hands_before = {s: hand(game, s) for s in "BCD"}
@@ -255,7 +256,6 @@ def test_going_out_by_final_discard_scores_zero_others_count_their_hands() -> No
     for s in "BCD":
         assert res.scores[s] == sum(game.profile.value(c) for c in hands_before[s])
     assert game.expected_round() == 2
-    _ = stock
 
 
 def test_opening_alone_does_not_end_the_round() -> None:
@@ -268,21 +268,19 @@ def test_petras_round_seven_goes_out_by_discard() -> None:
     """petras §04, §06: a final discard also in round 7; one may open without going out."""
     game = at_round(7, "petras")
     P = first_player(game)
-    stock = deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 5D"}, upcard="KC")
+    deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 5D"}, upcard="KC")
     game.apply(Draw(P, "discard"))
-    game.apply(Open(P, (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))))
+    game.apply(Open(P, THREE_RUNS))
     game.apply(Discard(P, card("KC")))
     assert game.complete and game.results[-1].went_out == P
-    _ = stock
 
 
 def test_petras_round_seven_may_open_without_going_out() -> None:
     game = at_round(7, "petras")
     P = first_player(game)
-    stock = deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 9C"}, upcard="5D")
+    deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 9C"}, upcard="5D")
     game.apply(Draw(P, "discard"))
-    game.apply(Open(P, (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))))
-    game.apply(Draw("B", "stock", stock[-1])) if False else None
+    game.apply(Open(P, THREE_RUNS))
     r = game.round
     assert r is not None and not r.over and r.counts[P] == 1
 
@@ -291,13 +289,12 @@ def test_classic_round_seven_no_final_discard() -> None:
     """classic Gameplay 1, 7, 10: in round 7 a discard never empties the hand; one goes out by melding."""
     game = at_round(7, "classic")
     P = first_player(game)
-    stock = deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 5D"}, upcard="6S")
+    deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 5D"}, upcard="6S")
     game.apply(Draw(P, "discard"))
-    game.apply(Open(P, (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))))
+    game.apply(Open(P, THREE_RUNS))
     illegal(game, Discard(P, card("6S")), "never empty the hand")
     game.apply(LayOff(P, 0, ("6S",)))
     assert game.complete and game.results[-1].went_out == P
-    _ = stock
 
 
 def test_classic_round_seven_contract_only_when_going_out() -> None:
@@ -307,7 +304,7 @@ def test_classic_round_seven_contract_only_when_going_out() -> None:
     P = first_player(game)
     deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 9C"}, upcard="5D")
     game.apply(Draw(P, "discard"))
-    illegal(game, Open(P, (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))), "going out")
+    illegal(game, Open(P, THREE_RUNS), "going out")
 
 
 @pytest.mark.parametrize("profile, joker", [("classic", 15), ("petras", 25)])
@@ -432,13 +429,12 @@ def test_no_buy_variant() -> None:
 def test_no_buy_when_no_penalty_card_can_be_had() -> None:
     """petras §05: if the penalty card is unavailable even after recycling, the buy is not completed."""
     game = new("petras")
-    stock = deal(game, {"A": "2S 3S 4S 5S 6S 7S 8S 9S 10S JS"}, upcard="QH")
+    deal(game, {"A": "2S 3S 4S 5S 6S 7S 8S 9S 10S JS"}, upcard="QH")
     game.round.stock_count = 0  # type: ignore[union-attr]
     game.round.stock.clear()  # type: ignore[union-attr]
     game.apply(Draw("A", "discard"))
     game.apply(Discard("A", card("2S")))
     illegal(game, Buy("C", None), "no penalty card")
-    _ = stock
 
 
 def test_penalty_must_come_from_the_stock() -> None:
@@ -620,7 +616,7 @@ def test_game_over_refuses_more_events() -> None:
     P = first_player(game)
     deal(game, {P: "2S 3S 4S 5S 2H 3H 4H 5H 2D 3D 4D 5D"}, upcard="KC")
     game.apply(Draw(P, "discard"))
-    game.apply(Open(P, (("2S", "3S", "4S", "5S"), ("2H", "3H", "4H", "5H"), ("2D", "3D", "4D", "5D"))))
+    game.apply(Open(P, THREE_RUNS))
     game.apply(Discard(P, card("KC")))
     assert game.complete
     illegal(game, Draw("B", "stock", card("KC")), "game is over")

@@ -14,8 +14,8 @@ from typing import Protocol
 from .cards import JOKER, RANK_VALUE, RANKS, Card
 from .engine import Game, Round
 from .events import Discard, Event, LayOff, Open
-from .melds import Meld, read_meld
 from .melds import layoff as extend_meld
+from .melds import read_meld
 from .search import can_lay_off_all, layoff_options, search_contract
 
 
@@ -226,4 +226,4 @@ def make_bot(name: str, rng: random.Random) -> _Base:
         raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}") from None
 
 
-__all__ = ["Planner", "Chancer", "STRATEGIES", "make_bot", "Meld"]
+__all__ = ["Planner", "Chancer", "STRATEGIES", "make_bot"]

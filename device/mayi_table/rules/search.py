@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .cards import JOKER, RANK_VALUE, RANKS, SUITS, Card
-from .melds import Meld, MeldError, fitting_layoffs, layoff, layoff_fits, position_rank
+from .melds import Meld, fitting_layoffs, layoff_fits, position_rank
 from .profiles import Contract, RuleProfile
 
 
@@ -347,4 +347,4 @@ def can_lay_off_all(cards: list[Card], table: list[Meld], profile: RuleProfile) 
     return walk(tuple(sorted(cards)), list(table))
 
 
-__all__ = ["Plan", "search_contract", "can_lay_contract", "layoff_options", "can_lay_off_all", "MeldError", "layoff"]
+__all__ = ["Plan", "search_contract", "can_lay_contract", "layoff_options", "can_lay_off_all"]
