@@ -6,12 +6,13 @@ STAMP := $(VENV)/.installed
 .PHONY: install system-deps test demo lint typecheck bench clean train-deps
 
 # Debian packages the project needs: the DejaVu fonts draw the card faces and stand in for
-# Ultralytics' Arial. Installed with apt when missing (needs root, as on CI and a Pi install).
+# Ultralytics' Arial; Chromium is the browser the scoreboard tests drive with Playwright (Playwright's
+# own browser download is not used). Installed with apt when missing (needs root, as on CI).
 
 system-deps:
-	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ]; then \
-		echo "installing fonts-dejavu-core fonts-dejavu-extra with apt"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-dejavu-extra; \
+	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ] || [ ! -x /usr/bin/chromium ]; then \
+		echo "installing fonts-dejavu-core fonts-dejavu-extra chromium with apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-dejavu-extra chromium; \
 	fi
 
 $(STAMP): pyproject.toml | system-deps

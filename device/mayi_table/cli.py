@@ -114,18 +114,33 @@ def simulate(
         typer.echo(f"  tie-break rounds {stats['tiebreak_rounds']}")
 
 
+STAGES = ("corners", "index")
+STAGE_HELP = "corners: the corner-index detector; index: the classifier that names each detected index."
+
+
+def _stage_defaults(stage: str) -> dict[str, Path]:
+    if stage not in STAGES:
+        _fail(f"unknown stage {stage!r} (choose one of {', '.join(STAGES)})")
+    recipe = "recipe.yaml" if stage == "corners" else "index_recipe.yaml"
+    return {"data": Path("data") / stage, "run": Path("runs") / stage, "recipe": Path("vision_models") / recipe}
+
+
 @app.command()
 def dataset(
-    out: Path = typer.Option(Path("data/corners"), help="Folder to write images/, labels/ and data.yaml into."),
+    stage: str = typer.Option("corners", help=STAGE_HELP),
+    out: Path | None = typer.Option(None, help="Folder to write into (default: data/<stage>)."),
     scenes: int | None = typer.Option(None, help="Rendered training tables (default: the recipe's)."),
     val_scenes: int | None = typer.Option(None, help="Rendered validation tables (default: the recipe's)."),
     seed: int | None = typer.Option(None, help="Seed; the same seed renders the same data."),
-    recipe: Path = typer.Option(Path("vision_models/recipe.yaml"), help="Training recipe YAML."),
+    recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
 ) -> None:
     """Render training data for the card recogniser (resumes an interrupted build)."""
     from .vision.dataset import DatasetSpec, build_dataset
+    from .vision.index_crops import build_index_dataset
     from .vision.train import load_recipe
 
+    defaults = _stage_defaults(stage)
+    out, recipe = out or defaults["data"], recipe or defaults["recipe"]
     try:
         conf = dict(load_recipe(recipe).get("dataset", {}))
     except (OSError, ValueError) as e:
@@ -133,6 +148,14 @@ def dataset(
     for key, value in (("scenes", scenes), ("val_scenes", val_scenes), ("seed", seed)):
         if value is not None:
             conf[key] = value
+    if stage == "index":
+        known = {"scenes", "val_scenes", "seed", "zoomed_share"}
+        if set(conf) - known:
+            _fail(f"{recipe}: unknown dataset setting(s) {', '.join(sorted(set(conf) - known))}")
+        with progress(int(conf.get("scenes", 1500)) + int(conf.get("val_scenes", 100)), "rendering") as bar:
+            written = build_index_dataset(out, **conf, progress=bar.update)
+        typer.echo(f"wrote {written}")
+        return
     try:
         spec = DatasetSpec(**conf)
     except TypeError as e:
@@ -144,24 +167,31 @@ def dataset(
 
 @app.command()
 def train(
-    data: Path = typer.Option(Path("data/corners/data.yaml"), help="data.yaml written by `mayi-table dataset`."),
-    run: Path = typer.Option(Path("runs/corners"), help="Run folder (checkpoints in run/weights/)."),
+    stage: str = typer.Option("corners", help=STAGE_HELP),
+    data: Path | None = typer.Option(
+        None, help="Data written by `mayi-table dataset` (default: data/corners/data.yaml or data/index)."
+    ),
+    run: Path | None = typer.Option(None, help="Run folder, checkpoints in run/weights/ (default: runs/<stage>)."),
     epochs: int | None = typer.Option(None, help="Epochs (default: the recipe's)."),
     resume: bool = typer.Option(False, "--resume", help="Carry on from run/weights/last.pt."),
     export_to: Path | None = typer.Option(
         Path("vision_models"), help="Copy the best weights here and export ONNX and NCNN (empty: skip)."
     ),
-    recipe: Path = typer.Option(Path("vision_models/recipe.yaml"), help="Training recipe YAML."),
+    recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
 ) -> None:
-    """Train the corner-index detector from its YAML, offline, on the CPU; resumable."""
+    """Train the corner-index detector or the index classifier from its YAML, offline, on the CPU; resumable."""
     from .vision import train as training
 
-    if not data.is_file():
-        _fail(f"{data} does not exist; build it first with `mayi-table dataset`")
+    defaults = _stage_defaults(stage)
+    run, recipe = run or defaults["run"], recipe or defaults["recipe"]
+    data = data or (defaults["data"] / "data.yaml" if stage == "corners" else defaults["data"])
+    if not data.exists() or (stage == "index" and not (data / "train").is_dir()):
+        _fail(f"{data} does not exist; build it first with `mayi-table dataset --stage {stage}`")
     best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe)
     typer.echo(f"best weights: {best}")
     if export_to is not None and str(export_to):
-        paths = training.export(best, export_to)
+        imgsz = int(training.load_recipe(recipe)["train"].get("imgsz", 320))
+        paths = training.export(best, export_to, imgsz=imgsz, stem=stage)
         for kind, path in paths.items():
             typer.echo(f"{kind}: {path}")
 
@@ -233,6 +263,25 @@ def doctor(
     typer.echo(format_report(checks))
     if not all_ok(checks):
         raise typer.Exit(1)
+
+
+@app.command()
+def calibrate(
+    config: Path = typer.Option(Path("/etc/mayi-table/config.yaml"), help="The device config whose zones to write."),
+    frame: Path | None = typer.Option(None, help="Calibrate from this image instead of the configured camera."),
+    picture: Path = typer.Option(Path("calibration.png"), help="Where to save the frame with the zones drawn."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the zones; leave the config unchanged."),
+    markers: Path | None = typer.Option(None, help="Only write the printable A4 marker sheet (PNG) here."),
+) -> None:
+    """Find the table's zones from ArUco markers in a camera frame and write them into the config."""
+    from .calibrate import calibrate_main, marker_sheet_main
+
+    if markers is not None:
+        code = marker_sheet_main(markers, config if config.is_file() else None, echo=typer.echo)
+    else:
+        code = calibrate_main(config, frame, picture, dry_run, echo=typer.echo)
+    if code:
+        raise typer.Exit(code)
 
 
 from .vision.recognize_cli import recognize  # noqa: E402  (its heavy imports happen inside)

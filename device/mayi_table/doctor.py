@@ -162,20 +162,15 @@ def load_config(path: Path | str) -> tuple[Check, dict[str, Any] | None]:
         return Check("config", False, f"{p} is not valid YAML{at}", f"fix the YAML in {p}: sudoedit {p}"), None
     if not isinstance(data, dict):
         return Check("config", False, f"{p} is not a mapping of settings", fix_install), None
-    missing = [k for k in REQUIRED_KEYS if k not in data]
-    if missing:
-        return (
-            Check(
-                "config",
-                False,
-                f"{p} lacks {', '.join(missing)}",
-                "add them; firmware_config/mayi-table.yaml shows every key with its default",
-            ),
-            data,
-        )
-    seats = data.get("seats")
-    n_seats = len(seats) if isinstance(seats, list) else 0
-    return Check("config", True, f"{p} (profile {data.get('profile')}, {n_seats} seats)"), data
+    from .config import ConfigError
+    from .config import load_config as load_device_config
+
+    try:
+        cfg = load_device_config(p)
+    except ConfigError as exc:
+        # the other checks still look at what parses (pins, model folder, ...)
+        return Check("config", False, str(exc), f"fix it: sudoedit {p}"), data
+    return Check("config", True, f"{p} (profile {cfg.profile}, {len(cfg.seats)} seats)"), data
 
 
 def check_config(path: Path | str) -> Check:

@@ -141,7 +141,9 @@ def test_config_missing_keys(tmp_path: Path) -> None:
     path.write_text("profile: petras\nseats: []\ncamera: {source: picamera2}\n")
     verdict, config = load_config(path)
     assert not verdict.ok
-    assert verdict.message.endswith("lacks detector, web, host_pin, journal")
+    # the device's own loader names file, line and key of each problem
+    assert f"{path}: host_pin: missing (required)" in verdict.message
+    assert f"{path}:2: seats:" in verdict.message
     assert config is not None  # still usable for the other checks
 
 

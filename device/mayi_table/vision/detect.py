@@ -45,6 +45,12 @@ from .classes import CLASS_INDEX, Corner
 
 BACKENDS: tuple[str, ...] = ("ultralytics", "onnx", "ncnn")
 MODEL_FILES: dict[str, str] = {"ultralytics": "corners.pt", "onnx": "corners.onnx", "ncnn": "corners_ncnn_model"}
+
+
+def model_file(backend: str, stem: str = "corners") -> str:
+    """The file (or ncnn folder) name of a model inside the model folder: corners.onnx, index_ncnn_model, ..."""
+    return MODEL_FILES[backend].replace("corners", stem, 1)
+
 NCNN_PARAM, NCNN_BIN, NCNN_META = "model.ncnn.param", "model.ncnn.bin", "metadata.yaml"
 METADATA_FILE = "model.yaml"
 
@@ -148,14 +154,17 @@ def _model_info(
     size: tuple[int, int] | None,
     names: tuple[str, ...] | None,
     fallback: dict[str, Any],
+    known: Sequence[str] | None = None,
 ) -> ModelInfo:
+    """Input size and names from the model's own metadata, else the fallback; names must be in `known`
+    (default: card names)."""
     size = size or _as_size(fallback.get("imgsz"))
     names = names or _as_names(fallback.get("names"))
     if size is None:
         raise ModelError(backend, path, f"no input size in the model's metadata or in {METADATA_FILE}")
     if names is None:
         raise ModelError(backend, path, f"no class names in the model's metadata or in {METADATA_FILE}")
-    unknown = [n for n in names if n not in CLASS_INDEX]
+    unknown = [n for n in names if n not in (CLASS_INDEX if known is None else known)]
     if unknown:
         raise ModelError(backend, path, f"class names are not card names: {', '.join(unknown[:5])}")
     if size[0] <= 0 or size[1] <= 0:
@@ -166,14 +175,14 @@ def _model_info(
 # ------------------------------------------------------------------ backends
 
 
-def resolve_model_path(model: Path | str, backend: str) -> Path:
+def resolve_model_path(model: Path | str, backend: str, stem: str = "corners") -> Path:
     """The backend's model file (or ncnn folder) inside a model folder, or `model` itself when it is one."""
     if backend not in BACKENDS:
         raise ModelError(backend, model, f"unknown backend (choose one of {', '.join(BACKENDS)})")
     model = Path(model)
     if backend == "ncnn":
-        return model if (model / NCNN_PARAM).exists() else model / MODEL_FILES[backend]
-    return model if model.suffix in (".pt", ".onnx") else model / MODEL_FILES[backend]
+        return model if (model / NCNN_PARAM).exists() else model / model_file(backend, stem)
+    return model if model.suffix in (".pt", ".onnx") else model / model_file(backend, stem)
 
 
 class Backend(ABC):
@@ -193,12 +202,16 @@ class Backend(ABC):
     def names(self) -> tuple[str, ...]:
         return self.info.names
 
-    def run(self, tensor: np.ndarray) -> np.ndarray:
-        """Run the network on one tensor; return its output as (4 + nc, anchors) float32."""
+    def forward(self, tensor: np.ndarray) -> np.ndarray:
+        """Run the network on one (1, 3, H, W) tensor; its raw output as float32."""
         h, w = self.input_size
         if tensor.shape != (1, 3, h, w):
             raise ValueError(f"expected input shape (1, 3, {h}, {w}), got {tensor.shape}")
-        out = np.asarray(self._run(np.ascontiguousarray(tensor, dtype=np.float32)), dtype=np.float32)
+        return np.asarray(self._run(np.ascontiguousarray(tensor, dtype=np.float32)), dtype=np.float32)
+
+    def run(self, tensor: np.ndarray) -> np.ndarray:
+        """Run a detection network on one tensor; return its output as (4 + nc, anchors) float32."""
+        out = self.forward(tensor)
         out = out.reshape(out.shape[-2:]) if out.ndim > 2 else out
         rows = 4 + len(self.names)
         if out.ndim != 2 or rows not in out.shape:
@@ -215,7 +228,9 @@ class UltralyticsBackend(Backend):
 
     name = "ultralytics"
 
-    def __init__(self, path: Path, fallback: dict[str, Any], threads: int | None = None) -> None:
+    def __init__(
+        self, path: Path, fallback: dict[str, Any], threads: int | None = None, known: Sequence[str] | None = None
+    ) -> None:
         if not path.is_file():
             raise ModelError(self.name, path, "no such file")
         from .offline import prepare_ultralytics
@@ -229,7 +244,7 @@ class UltralyticsBackend(Backend):
         if threads:
             torch.set_num_threads(threads)
         try:
-            yolo = YOLO(str(path), task="detect")
+            yolo = YOLO(str(path), task="detect" if known is None else "classify")
             net = yolo.model
             if not isinstance(net, torch.nn.Module):
                 raise TypeError("not a PyTorch checkpoint")
@@ -240,7 +255,8 @@ class UltralyticsBackend(Backend):
             raise
         except Exception as e:  # noqa: BLE001 - any unreadable checkpoint is reported the same way
             raise ModelError(self.name, path, f"unreadable checkpoint ({type(e).__name__}: {e})") from e
-        super().__init__(path, _model_info(self.name, path, _as_size(train_args.get("imgsz")), names, fallback))
+        size = _as_size(train_args.get("imgsz"))
+        super().__init__(path, _model_info(self.name, path, size, names, fallback, known))
         self._torch = torch
         self._net = net
 
@@ -257,7 +273,9 @@ class OnnxBackend(Backend):
 
     name = "onnx"
 
-    def __init__(self, path: Path, fallback: dict[str, Any], threads: int | None = None) -> None:
+    def __init__(
+        self, path: Path, fallback: dict[str, Any], threads: int | None = None, known: Sequence[str] | None = None
+    ) -> None:
         if not path.is_file():
             raise ModelError(self.name, path, "no such file")
         try:
@@ -280,7 +298,7 @@ class OnnxBackend(Backend):
         shape = inputs[0].shape
         static = (shape[2], shape[3]) if isinstance(shape[2], int) and isinstance(shape[3], int) else None
         size = static or _as_size(meta.get("imgsz"))
-        super().__init__(path, _model_info(self.name, path, size, _as_names(meta.get("names")), fallback))
+        super().__init__(path, _model_info(self.name, path, size, _as_names(meta.get("names")), fallback, known))
         self._session = session
         self._input = inputs[0].name
         self._output = session.get_outputs()[0].name
@@ -294,7 +312,9 @@ class NcnnBackend(Backend):
 
     name = "ncnn"
 
-    def __init__(self, path: Path, fallback: dict[str, Any], threads: int | None = None) -> None:
+    def __init__(
+        self, path: Path, fallback: dict[str, Any], threads: int | None = None, known: Sequence[str] | None = None
+    ) -> None:
         param, weights = path / NCNN_PARAM, path / NCNN_BIN
         for f in (param, weights):
             if not f.is_file():
@@ -323,7 +343,8 @@ class NcnnBackend(Backend):
         in_names, out_names = list(net.input_names()), sorted(net.output_names())
         if len(in_names) != 1 or not out_names:
             raise ModelError(self.name, path, "expected one input and an output")
-        info = _model_info(self.name, path, _as_size(meta.get("imgsz")), _as_names(meta.get("names")), fallback)
+        size, names = _as_size(meta.get("imgsz")), _as_names(meta.get("names"))
+        info = _model_info(self.name, path, size, names, fallback, known)
         super().__init__(path, info)
         self._ncnn = ncnn
         self._net = net
@@ -340,21 +361,29 @@ class NcnnBackend(Backend):
         return np.array(out)
 
 
-def load_backend(model: Path | str, backend: str = "onnx", threads: int | None = None) -> Backend:
-    """Load the named backend's model from a model folder (or from the model file/ncnn folder itself)."""
-    path = resolve_model_path(model, backend)
+def load_backend(
+    model: Path | str,
+    backend: str = "onnx",
+    threads: int | None = None,
+    stem: str = "corners",
+    known: Sequence[str] | None = None,
+) -> Backend:
+    """Load the named backend's model `stem` from a model folder (or from the model file/ncnn folder itself).
+
+    `known`: the class names the model may have (default: card names)."""
+    path = resolve_model_path(model, backend, stem)
     folder = path.parent
     if not path.exists():
         where = Path(model)
-        reason = "no such model folder" if not where.exists() else f"no {MODEL_FILES[backend]} in it"
+        reason = "no such model folder" if not where.exists() else f"no {model_file(backend, stem)} in it"
         raise ModelError(backend, where if not where.exists() else path, reason)
-    fallback = read_metadata_file(folder / METADATA_FILE)
-    factories: dict[str, Callable[[Path, dict[str, Any], int | None], Backend]] = {
+    fallback = read_metadata_file(folder / (METADATA_FILE if stem == "corners" else f"{stem}.yaml"))
+    factories: dict[str, Callable[[Path, dict[str, Any], int | None, Sequence[str] | None], Backend]] = {
         "ultralytics": UltralyticsBackend,
         "onnx": OnnxBackend,
         "ncnn": NcnnBackend,
     }
-    return factories[backend](path, fallback, threads)
+    return factories[backend](path, fallback, threads, known)
 
 
 # ------------------------------------------------------------------ decode and NMS (shared by all backends)
@@ -430,8 +459,11 @@ def decode(
     conf: float = DEFAULT_CONF,
     iou: float = DEFAULT_IOU,
     max_det: int = MAX_DETECTIONS,
+    agnostic: bool = False,
 ) -> Detections:
-    """Raw YOLO output (4 + nc, anchors) -> thresholded, class-wise NMS'd detections in input pixels."""
+    """Raw YOLO output (4 + nc, anchors) -> thresholded, NMS'd detections in input pixels.
+
+    NMS is class-wise, or across classes when `agnostic` (only where indices are matters)."""
     out = np.asarray(output, dtype=np.float32)
     out = out.reshape(out.shape[-2:]) if out.ndim > 2 else out
     if out.ndim != 2 or out.shape[0] < 5:
@@ -451,7 +483,7 @@ def decode(
     boxes[:, 1] = xywh[:, 1] - xywh[:, 3] / 2
     boxes[:, 2] = xywh[:, 0] + xywh[:, 2] / 2
     boxes[:, 3] = xywh[:, 1] + xywh[:, 3] / 2
-    keep = batched_nms(boxes, scores, classes, iou)[:max_det]
+    keep = (nms(boxes, scores, iou) if agnostic else batched_nms(boxes, scores, classes, iou))[:max_det]
     return Detections(boxes[keep], scores[keep], classes[keep].astype(np.int64))
 
 
@@ -547,8 +579,11 @@ class Detector:
         overlap: float = DEFAULT_OVERLAP,
         scale: float = 1.0,
         threads: int | None = None,
+        agnostic: bool = False,
     ) -> None:
+        """`agnostic`: find indices whatever their class (NMS across classes), for a second stage to name."""
         self.backend = load_backend(model, backend, threads)
+        self.agnostic = agnostic
         fallback = read_metadata_file(self.backend.path.parent / METADATA_FILE)
         self.conf = float(conf if conf is not None else fallback.get("conf", DEFAULT_CONF))
         self.iou = iou
@@ -570,7 +605,7 @@ class Detector:
 
     def detect_tile(self, tile_bgr: np.ndarray) -> Detections:
         """Detections in one tile of the input size, in tile pixels."""
-        return decode(self.raw(tile_bgr), self.conf, self.iou)
+        return decode(self.raw(tile_bgr), self.conf, self.iou, agnostic=self.agnostic)
 
     def detect_array(self, image_bgr: np.ndarray) -> Detections:
         """Detections in a whole image, tiled at native scale (or at `scale`), in image pixels."""
@@ -604,7 +639,11 @@ class Detector:
             parts.append(det.take(np.flatnonzero(keep)))
         merged = Detections.concat(parts)
         if len(grid) > 1 and len(merged):
-            merged = merged.take(batched_nms(merged.boxes, merged.scores, merged.classes, self.iou)[:MAX_DETECTIONS])
+            if self.agnostic:
+                keep = nms(merged.boxes, merged.scores, self.iou)
+            else:
+                keep = batched_nms(merged.boxes, merged.scores, merged.classes, self.iou)
+            merged = merged.take(keep[:MAX_DETECTIONS])
         if self.scale != 1.0 and len(merged):
             merged = Detections(merged.boxes / np.float32(self.scale), merged.scores, merged.classes)
         self.last_timing = {"seconds": time.perf_counter() - t0, "tiles": float(len(grid))}

@@ -12,9 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from .classes import PhysicalCard
+from .classes import Corner, PhysicalCard
+from .classify import IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
 from .pairing import pair_corners
+
+# with a classifier to reject false alarms, the detector may propose faint indices too
+TWO_STAGE_DETECTOR_CONF = 0.05
 
 
 class ImageLoadError(ValueError):
@@ -52,17 +56,32 @@ def load_image(path: Path | str) -> np.ndarray:
 
 
 class Recognizer:
-    """Cards in BGR images: corner detection through one backend, then pairing into physical cards."""
+    """Cards in BGR images: corner detection through one backend, naming by the index classifier
+    (when the model folder has one), then pairing into physical cards."""
 
-    def __init__(self, model_dir: Path | str, backend: str = "onnx", **detector_options: Any) -> None:
-        """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads)."""
+    def __init__(
+        self, model_dir: Path | str, backend: str = "onnx", two_stage: bool | None = None, **detector_options: Any
+    ) -> None:
+        """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads). `two_stage`: use the
+        index classifier (default: when the model folder has one for this backend)."""
+        if two_stage is None:
+            two_stage = has_index_model(model_dir, backend)
+        self.classifier = IndexClassifier(model_dir, backend, detector_options.get("threads")) if two_stage else None
+        if two_stage:
+            detector_options.setdefault("conf", TWO_STAGE_DETECTOR_CONF)
+            detector_options["agnostic"] = True
         self.detector = Detector(model_dir, backend, **detector_options)
+
+    def corners(self, image_bgr: np.ndarray) -> list[Corner]:
+        """The named corner indices of an image, best first."""
+        image = as_bgr(image_bgr)
+        corners = self.detector.detect(image)
+        return self.classifier.name_corners(image, corners) if self.classifier else corners
 
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         """The physical cards in an image, in reading order."""
         image = as_bgr(image_bgr)
-        corners = self.detector.detect(image)
-        return pair_corners(corners, (image.shape[1], image.shape[0]))
+        return pair_corners(self.corners(image), (image.shape[1], image.shape[0]))
 
     def recognize_file(self, path: Path | str) -> list[PhysicalCard]:
         """Load an image file (EXIF-upright) and recognise it; raises ImageLoadError for unreadable files."""

@@ -17,6 +17,7 @@ from .offline import MODELS_DIR, prepare_ultralytics
 
 MODELS = MODELS_DIR
 RECIPE = MODELS / "recipe.yaml"
+INDEX_RECIPE = MODELS / "index_recipe.yaml"
 
 
 def load_recipe(path: Path = RECIPE) -> dict[str, Any]:
@@ -71,13 +72,13 @@ def train(
     return run_dir / "weights" / "best.pt"
 
 
-def export(weights: Path, out_dir: Path = MODELS, imgsz: int = 320) -> dict[str, Path]:
-    """Copy the weights to `out_dir/corners.pt` and export ONNX and NCNN beside them."""
+def export(weights: Path, out_dir: Path = MODELS, imgsz: int = 320, stem: str = "corners") -> dict[str, Path]:
+    """Copy the weights to `out_dir/<stem>.pt` and export ONNX and NCNN beside them."""
     prepare_ultralytics()
     from ultralytics import YOLO
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    pt = out_dir / "corners.pt"
+    pt = out_dir / f"{stem}.pt"
     if weights.resolve() != pt.resolve():
         shutil.copyfile(weights, pt)
     model = YOLO(str(pt))

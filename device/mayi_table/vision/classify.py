@@ -1,0 +1,71 @@
+"""The second stage of the recogniser: name each detected corner index from a small crop.
+
+The detector (detect.py) is good at finding corner indices but poor at telling 53 faces apart;
+a classifier on a 64 px crop of each index (index_crops.py frames it) is far cheaper to train
+well. Its model lives beside the detector's as ``index.pt`` / ``index.onnx`` / ``index_ncnn_model/``
+(an Ultralytics classification model: (1, 3, 64, 64) RGB in [0, 1] -> (1, 54) probabilities; the
+54th class, ``none``, rejects the detector's false alarms). Same backends as the detector.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .classes import Box, Corner
+from .detect import Backend, load_backend, model_file, to_tensor
+from .index_crops import CROP_SIZE, INDEX_CLASSES, NONE, index_crop
+
+STEM = "index"
+MIN_CONFIDENCE = 0.3  # below this the classifier's best guess is no reading at all
+
+
+def model_folder(model: Path | str) -> Path:
+    """The folder of the models, also when given the detector's own file or ncnn folder."""
+    path = Path(model)
+    return path.parent if path.suffix in (".pt", ".onnx") or (path / "model.ncnn.param").exists() else path
+
+
+def has_index_model(model: Path | str, backend: str) -> bool:
+    """Whether the model folder holds an index classifier for this backend."""
+    return (model_folder(model) / model_file(backend, STEM)).exists()
+
+
+class IndexClassifier:
+    """Card names for corner boxes, through one backend."""
+
+    def __init__(self, model_dir: Path | str, backend: str = "onnx", threads: int | None = None) -> None:
+        folder = model_folder(model_dir)
+        self.backend: Backend = load_backend(folder, backend, threads, stem=STEM, known=INDEX_CLASSES)
+        self.size = self.backend.input_size[0]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.backend.names
+
+    def probabilities(self, crop_bgr: np.ndarray) -> np.ndarray:
+        """Class probabilities (nc,) for one crop of the input size."""
+        out = self.backend.forward(to_tensor(crop_bgr)).reshape(-1)
+        if out.shape[0] != len(self.names):
+            raise ValueError(f"classifier output has {out.shape[0]} values for {len(self.names)} classes")
+        return out
+
+    def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
+        """(card or "none", probability) for each box of the image."""
+        out = []
+        for box in boxes:
+            p = self.probabilities(index_crop(image_bgr, box, size=self.size or CROP_SIZE))
+            k = int(np.argmax(p))
+            out.append((self.names[k], float(p[k])))
+        return out
+
+    def name_corners(self, image_bgr: np.ndarray, corners: Sequence[Corner]) -> list[Corner]:
+        """The corners renamed by the classifier; false alarms and unreadable ones dropped."""
+        named = self.classify(image_bgr, [c.box for c in corners])
+        return [
+            Corner(name, conf, c.box)
+            for c, (name, conf) in zip(corners, named)
+            if name != NONE and conf >= MIN_CONFIDENCE
+        ]

@@ -1,0 +1,121 @@
+"""Square crops around corner indices: what the index classifier sees, in training and on the device.
+
+The detector finds where corner indices are; the classifier names them from a small square crop
+centred on each box. Both training data and the running recogniser cut crops with `index_crop`,
+so the classifier always sees crops framed the same way.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from .classes import CLASS_NAMES
+from .render.faces import TRAIN_DESIGNS, Design
+from .render.scene import Scene, render_table
+
+CROP_SIZE = 64  # classifier input, px (a multiple of the network stride, 32)
+CROP_PAD = 1.3  # the crop's side is this many times the box's longer side
+NONE = "none"  # not a corner index: the detector's false alarms
+INDEX_CLASSES: tuple[str, ...] = (*CLASS_NAMES, NONE)
+
+Box = tuple[float, float, float, float]
+
+
+def index_crop(image: np.ndarray, box: Box, size: int = CROP_SIZE, pad: float = CROP_PAD) -> np.ndarray:
+    """The `size` x `size` BGR crop centred on `box` (x1, y1, x2, y2), side `pad` x its longer side.
+
+    Parts of the square outside the image are filled by replicating the border."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1, 2.0) * pad
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    scale = size / side
+    # affine map from image to crop: translate the square's corner to 0, then scale
+    m = np.array([[scale, 0, -(cx - side / 2) * scale], [0, scale, -(cy - side / 2) * scale]], np.float32)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return np.asarray(cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE))
+
+
+def _iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def jittered(box: Box, rng: random.Random, shift: float = 0.12, grow: tuple[float, float] = (0.85, 1.2)) -> Box:
+    """A box as a detector might return it: centre shifted, size scaled a little."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    cx = (x1 + x2) / 2 + rng.uniform(-shift, shift) * w
+    cy = (y1 + y2) / 2 + rng.uniform(-shift, shift) * h
+    w, h = w * rng.uniform(*grow), h * rng.uniform(*grow)
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> list[tuple[str, Box]]:
+    """(class, box) samples of a scene: every visible index (jittered), and index-sized boxes elsewhere.
+
+    Negatives lie mostly on cards (pips, court art, covered indices: where a detector errs) and
+    never overlap a visible index."""
+    h, w = scene.image.shape[:2]
+    visible = scene.corner_boxes()
+    out: list[tuple[str, Box]] = [(card, jittered(b, rng)) for card, b in visible]
+    hidden = [lab for lab in scene.labels if lab.visible_share > 0.05]
+    for _ in range(int(len(visible) * negatives) + 1):
+        if not visible:
+            break
+        _, ref = rng.choice(visible)
+        bw, bh = ref[2] - ref[0], ref[3] - ref[1]
+        if hidden and rng.random() < 0.8:
+            pts = rng.choice(hidden).outline
+            wts = np.array([rng.random() for _ in range(4)])
+            cx, cy = (wts / wts.sum()) @ pts
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        cand = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
+        if all(_iou(cand, b) < 0.1 for _, b in visible):
+            out.append((NONE, cand))
+    return out
+
+
+def build_index_dataset(
+    out: Path,
+    scenes: int = 1500,
+    val_scenes: int = 100,
+    seed: int = 7,
+    zoomed_share: float = 0.3,
+    designs: Sequence[Design] = TRAIN_DESIGNS,
+    progress: Callable[[int], None] | None = None,
+    shard: tuple[int, int] = (0, 1),
+) -> Path:
+    """Write `out/{train,val}/<class>/*.jpg` (the layout Ultralytics classification reads).
+
+    Deterministic per seed; scenes already written are kept, so an interrupted build resumes."""
+    for split in ("train", "val"):
+        for name in INDEX_CLASSES:
+            (out / split / name).mkdir(parents=True, exist_ok=True)
+    (out / "done").mkdir(parents=True, exist_ok=True)
+    for n in range(shard[0], scenes + val_scenes, shard[1]):
+        marker = out / "done" / f"s{n:05d}"
+        if marker.exists():
+            if progress:
+                progress(1)
+            continue
+        split = "train" if n < scenes else "val"
+        s = seed * 1_000_003 + n
+        rng = random.Random(s)
+        zoom = rng.uniform(1.6, 2.8) if rng.random() < zoomed_share else 1.0
+        scene = render_table(s, designs, zoom=zoom)
+        for k, (name, box) in enumerate(scene_samples(scene, rng)):
+            crop = index_crop(scene.image, box)
+            cv2.imwrite(str(out / split / name / f"s{n:05d}_{k:03d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        marker.write_text("")
+        if progress:
+            progress(1)
+    return out

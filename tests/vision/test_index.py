@@ -1,0 +1,105 @@
+"""The second stage: index crops (shared by training and the device) and the index classifier."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mayi_table.vision.classes import CLASS_NAMES, Corner
+from mayi_table.vision.index_crops import (
+    CROP_PAD,
+    CROP_SIZE,
+    INDEX_CLASSES,
+    NONE,
+    build_index_dataset,
+    index_crop,
+    jittered,
+    scene_samples,
+)
+from mayi_table.vision.offline import MODELS_DIR
+from mayi_table.vision.render.faces import HELD_OUT_DESIGNS, TRAIN_DESIGNS
+from mayi_table.vision.render.scene import render_table
+
+
+def test_crop_is_centred_on_the_box_and_scaled_to_its_longer_side() -> None:
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[90:110, 145:155] = 255  # a 10 x 20 white mark centred at (150, 100)
+    crop = index_crop(image, (145, 90, 155, 110))
+    assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    ys, xs = np.nonzero(crop[:, :, 0] > 128)
+    assert abs(xs.mean() - CROP_SIZE / 2) < 1.5 and abs(ys.mean() - CROP_SIZE / 2) < 1.5
+    # the mark's height fills 1 / CROP_PAD of the crop
+    assert abs((ys.max() - ys.min() + 1) - CROP_SIZE / CROP_PAD) <= 2
+
+
+def test_crop_past_the_image_edge_replicates_the_border() -> None:
+    image = np.full((50, 50, 3), 77, np.uint8)
+    crop = index_crop(image, (-10, -10, 10, 10))
+    assert crop.shape == (CROP_SIZE, CROP_SIZE, 3) and (crop == 77).all()
+
+
+def test_jitter_stays_near_the_box() -> None:
+    rng = random.Random(1)
+    for _ in range(100):
+        x1, y1, x2, y2 = jittered((100, 100, 120, 150), rng)
+        assert abs((x1 + x2) / 2 - 110) <= 0.12 * 20 + 1e-9 and abs((y1 + y2) / 2 - 125) <= 0.12 * 50 + 1e-9
+        assert 0.84 * 20 <= x2 - x1 <= 1.21 * 20
+
+
+def test_scene_samples_label_every_visible_index_and_negatives_avoid_them() -> None:
+    scene = render_table(5, TRAIN_DESIGNS)
+    samples = scene_samples(scene, random.Random(5))
+    positives = [(c, b) for c, b in samples if c != NONE]
+    assert sorted(c for c, _ in positives) == sorted(c for c, _ in scene.corner_boxes())
+    negatives = [b for c, b in samples if c == NONE]
+    assert negatives
+    for nb in negatives:
+        for _, vb in scene.corner_boxes():
+            ix = max(0.0, min(nb[2], vb[2]) - max(nb[0], vb[0]))
+            iy = max(0.0, min(nb[3], vb[3]) - max(nb[1], vb[1]))
+            union = (nb[2] - nb[0]) * (nb[3] - nb[1]) + (vb[2] - vb[0]) * (vb[3] - vb[1]) - ix * iy
+            assert ix * iy / union < 0.1
+
+
+def test_index_dataset_layout_is_deterministic_and_resumes(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    build_index_dataset(a, scenes=1, val_scenes=1, seed=3)
+    build_index_dataset(b, scenes=1, val_scenes=1, seed=3)
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*.jpg"))
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*.jpg"))
+    assert {p.parts[0] for p in files_a} == {"train", "val"}
+    assert {p.parts[1] for p in files_a} <= set(INDEX_CLASSES)
+    calls: list[int] = []
+    build_index_dataset(a, scenes=1, val_scenes=1, seed=3, progress=calls.append)  # all done: nothing redrawn
+    assert calls == [1, 1] and sorted(p.relative_to(a) for p in a.rglob("*.jpg")) == files_a
+
+
+INDEX_FILES = [MODELS_DIR / "index.onnx", MODELS_DIR / "index_ncnn_model"]
+
+
+@pytest.fixture(scope="module")
+def held_out_scene():  # type: ignore[no-untyped-def]
+    return render_table(77, HELD_OUT_DESIGNS)
+
+
+def test_committed_classifier_names_held_out_indices(held_out_scene) -> None:  # type: ignore[no-untyped-def]
+    """The committed classifier, through onnx and ncnn, names the indices of a table drawn in a deck design
+    it never saw, and both runtimes agree."""
+    if not all(p.exists() for p in INDEX_FILES):
+        pytest.skip("no index classifier committed under vision_models/ yet")
+    from mayi_table.vision.classify import IndexClassifier
+
+    truth = held_out_scene.corner_boxes()
+    onnx, ncnn = IndexClassifier(MODELS_DIR, "onnx"), IndexClassifier(MODELS_DIR, "ncnn")
+    assert onnx.names == INDEX_CLASSES and ncnn.names == INDEX_CLASSES
+    boxes = [b for _, b in truth]
+    got_onnx, got_ncnn = onnx.classify(held_out_scene.image, boxes), ncnn.classify(held_out_scene.image, boxes)
+    assert [n for n, _ in got_onnx] == [n for n, _ in got_ncnn]
+    right = sum(name == card for (card, _), (name, _) in zip(truth, got_onnx))
+    assert right / len(truth) >= 0.8
+    corners = [Corner(CLASS_NAMES[0], 0.5, b) for b in boxes]
+    named = onnx.name_corners(held_out_scene.image, corners)
+    assert all(c.card in CLASS_NAMES for c in named)
