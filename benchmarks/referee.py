@@ -1,0 +1,215 @@
+"""End to end without hardware: rendered bot games -> recogniser -> table reader -> referee -> journal.
+
+For each profile, bot games (4 players) are filmed (`vision/render/game.py`), every frame goes
+through the recogniser, the `TableReader` and the `Referee` into a temporary journal, and each
+round's scores from the journal's game are compared with the true game's. A round whose scores
+differ must have at least one flag; a silent mismatch makes the run exit with status 1.
+
+    .venv/bin/python benchmarks/referee.py                       # oracle recogniser, >= 20 rounds a profile
+    .venv/bin/python benchmarks/referee.py --recognizer onnx --rounds 2 --games 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device"))
+
+from mayi_table.rules.events import GameStart  # noqa: E402
+from mayi_table.table.journal import Journal  # noqa: E402
+from mayi_table.table.referee import Referee  # noqa: E402
+from mayi_table.vision.classes import PhysicalCard  # noqa: E402
+from mayi_table.vision.render.game import ButtonPress, FilmFrame, GameFilm, oracle_cards  # noqa: E402
+from mayi_table.vision.table_reading import TableReader  # noqa: E402
+
+Recognise = Callable[[FilmFrame], list[PhysicalCard]]
+
+
+@dataclass
+class RoundOutcome:
+    profile: str
+    seed: int
+    round: int | str
+    truth: dict[str, int]
+    read: dict[str, int] | None
+    flags: int
+
+    @property
+    def exact(self) -> bool:
+        return self.read == self.truth
+
+
+@dataclass
+class FilmResult:
+    rounds: list[RoundOutcome] = field(default_factory=list)
+    frames: int = 0
+    flags: int = 0
+    seconds: float = 0.0
+
+
+def play_film(
+    film: GameFilm,
+    recognise: Recognise,
+    journal_path: Path,
+    stable_frames: int = 3,
+    on_round: Callable[[RoundOutcome], None] | None = None,
+) -> FilmResult:
+    """Run one film through reader and referee into a journal; compare each round with the truth."""
+    t0 = time.perf_counter()
+    journal = Journal(journal_path)
+    start = GameStart(film.run.game.profile.name, (), film.seats)
+    assert film.first_dealer is not None
+    referee = Referee(journal, start, film.first_dealer, claim_window_s=film.claim_window_s)
+    reader = TableReader(film.zones, stable_frames=stable_frames)
+    out = FilmResult()
+    truth = film.run.game.results
+    flags_at_round_start = 0
+    reported = 0
+
+    def report() -> None:
+        nonlocal reported, flags_at_round_start
+        results = referee.game.results
+        while reported < len(results):
+            true = truth[reported] if reported < len(truth) else None
+            flags_now = len(referee.flags)
+            oc = RoundOutcome(
+                film.run.game.profile.name,
+                film.seed,
+                results[reported].round,
+                dict(true.scores) if true else {},
+                dict(results[reported].scores),
+                flags_now - flags_at_round_start,
+            )
+            flags_at_round_start = flags_now
+            out.rounds.append(oc)
+            if on_round:
+                on_round(oc)
+            reported += 1
+
+    for item in film.items():
+        if isinstance(item, ButtonPress):
+            referee.on_press(item.seat, item.t, long=item.long)
+        else:
+            out.frames += 1
+            snap = reader.feed(recognise(item), item.image, item.t)
+            if snap is not None:
+                referee.on_snapshot(snap, item.t)
+            referee.tick(item.t)
+        report()
+    # rounds the referee never closed count as misread, with the flags raised since
+    for k in range(reported, len(truth)):
+        oc = RoundOutcome(
+            film.run.game.profile.name,
+            film.seed,
+            truth[k].round,
+            dict(truth[k].scores),
+            None,
+            len(referee.flags) - flags_at_round_start,
+        )
+        flags_at_round_start = len(referee.flags)
+        out.rounds.append(oc)
+        if on_round:
+            on_round(oc)
+    out.flags = len(referee.flags)
+    out.seconds = time.perf_counter() - t0
+    journal.close()
+    return out
+
+
+def _recogniser(kind: str, model_dir: Path) -> Recognise:
+    if kind == "oracle":
+        return lambda frame: oracle_cards(frame.labels)
+    from mayi_table.vision.recognize import Recognizer
+
+    rec = Recognizer(model_dir, kind)
+    return lambda frame: rec.recognize(frame.image)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--recognizer", choices=("oracle", "onnx", "ncnn"), default="oracle")
+    ap.add_argument("--model-dir", type=Path, default=Path(__file__).resolve().parents[1] / "vision_models")
+    ap.add_argument("--profiles", default="petras,classic")
+    ap.add_argument("--min-rounds", type=int, default=20, help="rounds per profile (whole games are played)")
+    ap.add_argument("--rounds", type=int, default=None, help="stop each game after this many rounds")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--size", default=None, help="frame size WxH (default 960x540 oracle, 1920x1080 otherwise)")
+    ap.add_argument("--held-out", action="store_true", help="deck designs never used in training")
+    ap.add_argument("--stable-frames", type=int, default=3)
+    args = ap.parse_args(argv)
+    if args.size:
+        try:
+            w, h = (int(v) for v in args.size.lower().split("x"))
+        except ValueError:
+            ap.error(f"--size must look like 1920x1080, not {args.size!r}")
+    else:
+        w, h = (960, 540) if args.recognizer == "oracle" else (1920, 1080)
+    try:
+        recognise = _recogniser(args.recognizer, args.model_dir)
+    except Exception as e:  # a missing model or backend: say so, no traceback
+        print(f"cannot load the {args.recognizer} recogniser from {args.model_dir}: {e}", file=sys.stderr)
+        return 2
+    outcomes: list[RoundOutcome] = []
+    frames = 0
+    seconds = 0.0
+    profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
+    tmp = Path(tempfile.mkdtemp(prefix="mayi-referee-"))
+    for profile in profiles:
+        done = 0
+        game_no = 0
+        while done < args.min_rounds:
+            seed = args.seed * 1000 + game_no
+            film = GameFilm(
+                profile,
+                seed,
+                size=(w, h),
+                held_out=args.held_out,
+                steady_frames=args.stable_frames + 1,
+                arm_frames=1,
+                stop_after_round=args.rounds,
+            )
+
+            def line(oc: RoundOutcome) -> None:
+                mark = "ok" if oc.exact else ("FLAGGED" if oc.flags else "SILENT MISMATCH")
+                print(
+                    f"{oc.profile:8} game {oc.seed:5} round {oc.round!s:>2}: {mark:16} flags {oc.flags}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+            res = play_film(film, recognise, tmp / f"{profile}-{seed}.sqlite3", args.stable_frames, on_round=line)
+            outcomes.extend(res.rounds)
+            frames += res.frames
+            seconds += res.seconds
+            done += len(res.rounds)
+            game_no += 1
+    print()
+    print(f"recogniser {args.recognizer}, frames {w}x{h}, {frames} frames in {seconds:.0f} s")
+    head = f"{'profile':10}{'rounds':>8}{'exact':>8}{'share':>8}{'flagged':>9}{'silent':>8}{'flags':>7}"
+    print(head)
+    print("-" * len(head))
+    silent_total = 0
+    for profile in profiles:
+        rs = [o for o in outcomes if o.profile == profile]
+        exact = sum(o.exact for o in rs)
+        flagged = sum((not o.exact) and o.flags > 0 for o in rs)
+        silent = sum((not o.exact) and o.flags == 0 for o in rs)
+        silent_total += silent
+        share = exact / len(rs) if rs else 0.0
+        print(f"{profile:10}{len(rs):>8}{exact:>8}{share:>8.1%}{flagged:>9}{silent:>8}{sum(o.flags for o in rs):>7}")
+    print()
+    if silent_total:
+        print(f"FAIL: {silent_total} round(s) scored wrong without a flag")
+        return 1
+    print("every mismatching round was flagged")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

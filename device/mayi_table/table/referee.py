@@ -1,0 +1,575 @@
+"""The referee: stable table snapshots and "May I?" buttons in, journaled observed-mode events out.
+
+Per camera frame the caller runs the reader and hands the referee what it publishes:
+
+    snap = reader.feed(cards, frame, now)
+    if snap is not None:
+        referee.on_snapshot(snap, now)
+    referee.tick(now)                      # claim windows decide by time
+    # on a button: referee.on_press(seat, now), or referee.on_press(seat, now, long=True)
+
+What a snapshot difference means (the engine copy says whose turn it is and what lies where):
+
+- a new card on top of the discard pile: the seat to act discarded it; if that seat has not drawn
+  yet (no take from the pile was seen), it drew from the stock first (the stock is face down);
+- the top card gone, the card under it on top: the seat to act took it as its draw, unless a claim
+  window is deciding a buy (then the referee waits for the window: the buy comes from the button);
+- new rows in front of the seat to act, which has not laid its contract: it opened;
+- cards added to a meld (matched to the engine's melds by content, in the meld owner's zone): the
+  seat to act laid them off;
+- after a seat went out: once every seat shows as many spread cards as the engine says it holds
+  (or when a seat holds its button down), the round ends with those hands; then, once the table
+  has been cleared, a lone card on the discard pile is the next deal's upcard.
+
+Every event goes to the journal first (`append_event`, which checks it) and only then to the
+referee's engine copy. An event the rules reject, one built from unsure readings (low confidence,
+a meld that lost cards while gaining others), or cards that nothing explains are flagged
+(`journal.flag`) with the reason and a JPEG of the part of the frame that caused it; those cards are
+then set aside so the next snapshots follow the game without flagging them again.
+
+Restart: a `Referee` built on a journal that already holds a game takes the game from it, so the
+engine state is the one an uninterrupted run would have.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from ..rules.cards import Card
+from ..rules.engine import Game, IllegalMove
+from ..rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
+from ..rules.melds import Meld, position_rank
+from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
+from .claims import DEFAULT_LENGTH_S, ClaimDesk
+
+
+class JournalLike(Protocol):
+    @property
+    def game(self) -> Game | None: ...
+
+    def append_event(self, ev: Event, source: str | None = None) -> int: ...
+
+    def flag(
+        self, ev: Event | None, reason: str, image: str | os.PathLike[str] | None = None, source: str | None = ...
+    ) -> int: ...
+
+
+class RefereeError(ValueError):
+    """The referee cannot follow this journal: another game's seats or profile."""
+
+
+@dataclass(frozen=True)
+class FlagNote:
+    seq: int
+    event: Event | None
+    reason: str
+    picture: str | None
+
+
+def _seen_counter(cards: list[SeenCard]) -> Counter[str]:
+    return Counter(c.card for c in cards)
+
+
+class Referee:
+    """Turns snapshots and button presses into journaled events (see the module doc)."""
+
+    def __init__(
+        self,
+        journal: JournalLike,
+        start: GameStart,
+        first_dealer: str,
+        claims: ClaimDesk | None = None,
+        min_confidence: float = 0.5,
+        pictures_dir: str | os.PathLike[str] | None = None,
+        claim_window_s: float = DEFAULT_LENGTH_S,
+    ) -> None:
+        if first_dealer not in start.seats:
+            raise RefereeError(f"the first dealer {first_dealer!r} is not one of the seats {', '.join(start.seats)}")
+        self.journal = journal
+        self.first_dealer = first_dealer
+        self.min_confidence = min_confidence
+        game = journal.game
+        if game is None:
+            journal.append_event(start, source="tablet")
+            game = journal.game
+            assert game is not None
+        elif game.seats != start.seats or game.profile.name != start.profile:
+            raise RefereeError(
+                f"the journal holds a {game.profile.name} game of {', '.join(game.seats)}, "
+                f"not this {start.profile} game of {', '.join(start.seats)}"
+            )
+        self.game: Game = game
+        self.seats: tuple[str, ...] = start.seats
+        self.claims = claims if claims is not None else ClaimDesk(self.game, length_s=claim_window_s)
+        self.claims.set_game(self.game)
+        if pictures_dir is None:
+            jpath = getattr(journal, "path", None)
+            pictures_dir = Path(jpath).with_suffix(".pictures") if jpath is not None else tempfile.mkdtemp()
+        self.pictures_dir = Path(pictures_dir)
+        self.flags: list[FlagNote] = []
+        self.last_picture: bytes | None = None
+        self.cleared = False  # the table was seen empty since the last round ended
+        self.ignored: dict[str, Counter[str]] = {}  # flagged cards set aside, per zone
+        self.ignored_top: tuple[str, int] | None = None
+        self.deferred: tuple[TableSnapshot, float] | None = None
+        self.last: TableSnapshot | None = None
+        self._prev_top: SeenCard | None = None
+        self._pile_at_last: tuple[str, ...] = ()
+
+    # ----- journaling ------------------------------------------------------------------
+    def _commit(self, ev: Event, source: str, now: float, snap: TableSnapshot | None, region: list[SeenCard]) -> bool:
+        try:
+            self.journal.append_event(ev, source=source)
+        except IllegalMove as e:
+            self._flag(ev, f"the rules refuse it: {e}", snap, region, source)
+            return False
+        self.game.apply(ev)  # journaled first; the journal checked it against the same game
+        self.claims.on_event(ev, now)
+        if isinstance(ev, Deal):
+            # the upcard may be taken or bought like a discard; nobody discarded it, so the dealer may claim too
+            self.claims.on_buy(now)
+        return True
+
+    def _flag(
+        self, ev: Event | None, reason: str, snap: TableSnapshot | None, region: list[SeenCard], source: str = "camera"
+    ) -> None:
+        picture = self._picture(snap, region)
+        path: str | None = None
+        if picture is not None:
+            self.pictures_dir.mkdir(parents=True, exist_ok=True)
+            p = self.pictures_dir / f"flag-{len(self.flags) + 1:04d}-{snap.frame_no if snap else 0}.jpg"
+            p.write_bytes(picture)
+            path = str(p)
+        seq = self.journal.flag(ev, reason, image=path, source=source)
+        self.flags.append(FlagNote(seq, ev, reason, path))
+
+    def _picture(self, snap: TableSnapshot | None, region: list[SeenCard]) -> bytes | None:
+        if snap is None or snap.image is None:
+            return None
+        img = snap.image
+        h, w = img.shape[:2]
+        if region:
+            pad = 0.06 * max(w, h)
+            x1 = int(max(0, min(c.box[0] for c in region) - pad))
+            y1 = int(max(0, min(c.box[1] for c in region) - pad))
+            x2 = int(min(w, max(c.box[2] for c in region) + pad))
+            y2 = int(min(h, max(c.box[3] for c in region) + pad))
+            if x2 > x1 and y2 > y1:
+                img = img[y1:y2, x1:x2]
+        ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(img), [cv2.IMWRITE_JPEG_QUALITY, 85])
+        self.last_picture = bytes(buf.tobytes()) if ok else None
+        return self.last_picture
+
+    def resync(self) -> None:
+        """Follow the journal again after the host confirmed, dismissed or corrected something."""
+        game = self.journal.game
+        if game is not None:
+            self.game = game
+            self.claims.set_game(game)
+        self.ignored.clear()
+        self.ignored_top = None
+        if self.last is not None:
+            self._set_aside_all(self.last)
+
+    # ----- buttons and time ------------------------------------------------------------
+    def on_press(self, seat: str, now: float, long: bool = False) -> None:
+        if seat not in self.seats:
+            return
+        if long:
+            r = self.game.round
+            if r is not None and r.over and self.game.expected_round() is None and self.last is not None:
+                self._round_end(self.last, now, forced=True)
+            return
+        self.claims.on_press(seat, now)
+        self.tick(now)
+
+    def tick(self, now: float) -> None:
+        d = self.claims.poll(now)
+        if d is not None and d.granted:
+            ev = d.event()
+            if ev is not None:
+                self._commit(ev, "button", now, self.last, [])
+        if self.deferred is not None:
+            w = self.claims.window
+            if w is None or w.decided or now >= w.closes_at:
+                snap, _ = self.deferred
+                self.deferred = None
+                self._process(snap, now)
+
+    # ----- snapshots -------------------------------------------------------------------
+    def on_snapshot(self, snap: TableSnapshot, now: float) -> None:
+        self.tick(now)
+        self.deferred = None
+        self._process(snap, now)
+
+    def _process(self, snap: TableSnapshot, now: float) -> None:
+        g = self.game
+        try:
+            if g.complete:
+                return
+            r = g.round
+            if r is None or g.expected_round() is not None:
+                self._await_deal(snap, now)
+            elif r.over:
+                self._round_end(snap, now, forced=False)
+            else:
+                self._play(snap, now)
+        finally:
+            self.last = snap
+            self._prev_top = snap.discard_top
+            r = self.game.round
+            self._pile_at_last = tuple(r.pile) if r is not None else ()
+
+    def _seat_zone_cards(self, snap: TableSnapshot) -> list[SeenCard]:
+        return [c for melds in snap.seats for m in melds for c in m.cards]
+
+    def _await_deal(self, snap: TableSnapshot, now: float) -> None:
+        seat_cards = self._seat_zone_cards(snap)
+        if not seat_cards and not snap.discard:
+            self.cleared = True
+            return
+        first = self.game.round is None
+        if seat_cards or snap.discard_top is None or not (self.cleared or first):
+            return
+        due = self.game.expected_round()
+        assert due is not None
+        dealer = self.game.expected_dealer() or self.first_dealer
+        top = snap.discard_top
+        ev = Deal(due, dealer, Card(top.card), source="camera")
+        if top.confidence < self.min_confidence:
+            self._flag(ev, f"unsure reading of the upcard {top.card} ({top.confidence:.2f})", snap, [top])
+            return
+        if self._commit(ev, "camera", now, snap, [top]):
+            self.cleared = False
+            self.ignored.clear()
+            self.ignored_top = None
+
+    # ----- round end -------------------------------------------------------------------
+    def _spreads(self, snap: TableSnapshot) -> dict[str, list[SeenCard]]:
+        r = self.game.round
+        assert r is not None
+        out: dict[str, list[SeenCard]] = {}
+        for i, s in enumerate(self.seats):
+            if s not in r.players or i >= len(snap.seats):
+                continue
+            laid: Counter[str] = Counter()
+            for m in r.table:
+                if m.owner == s:
+                    laid.update(m.cards)
+            spread = []
+            for meld in snap.seats[i]:
+                for c in meld.cards:
+                    if laid[c.card] > 0:
+                        laid[c.card] -= 1
+                    else:
+                        spread.append(c)
+            out[s] = spread
+        return out
+
+    def _round_end(self, snap: TableSnapshot, now: float, forced: bool) -> None:
+        r = self.game.round
+        assert r is not None
+        spreads = self._spreads(snap)
+        complete = all(len(spreads.get(s, [])) == r.counts[s] for s in r.players)
+        if not complete and not forced:
+            return  # hands are still being spread
+        hands = {s: tuple(sorted(Card(c.card) for c in spreads.get(s, []))) for s in r.players}
+        ev = RoundEnd(hands, source="camera")
+        cards = [c for cs in spreads.values() for c in cs]
+        unsure = [c for c in cards if c.confidence < self.min_confidence]
+        if unsure:
+            self._flag(ev, "unsure reading of spread hands: " + _list(unsure), snap, unsure)
+        elif not complete:
+            short = [f"{s} shows {len(spreads.get(s, []))} of {r.counts[s]}" for s in r.players]
+            self._flag(ev, "the spread hands do not match the hand sizes: " + ", ".join(short), snap, cards)
+        else:
+            self._commit(ev, "camera", now, snap, cards)
+
+    # ----- play ------------------------------------------------------------------------
+    def _set_aside_all(self, snap: TableSnapshot) -> None:
+        """Everything unexplained in `snap` is set aside (after a flag or a resync)."""
+        _, _, extras, _ = self._match(snap)
+        for zone, cards in extras.items():
+            self.ignored.setdefault(zone, Counter()).update(c.card for c in cards)
+
+    def _match(
+        self, snap: TableSnapshot
+    ) -> tuple[
+        dict[int, tuple[SeenMeld, list[SeenCard]]], list[tuple[int, SeenMeld]], dict[str, list[SeenCard]], list[str]
+    ]:
+        """Engine melds matched to the rows of their owner's zone.
+
+        Returns (meld index -> (row, cards the row has beyond the meld)), rows matching no meld
+        (zone index, row), every unexplained card per zone (ignored ones left out), and the melds that
+        lost cards (a misreading).
+        """
+        r = self.game.round
+        assert r is not None
+        matched: dict[int, tuple[SeenMeld, list[SeenCard]]] = {}
+        used: set[tuple[int, int]] = set()
+        lost: list[str] = []
+        for k, m in enumerate(r.table):
+            zone = self.seats.index(m.owner) if m.owner in self.seats else -1
+            if zone < 0 or zone >= len(snap.seats):
+                continue
+            best: tuple[int, int, int] | None = None
+            want: Counter[str] = Counter(str(c) for c in m.cards)
+            for j, row in enumerate(snap.seats[zone]):
+                if (zone, j) in used:
+                    continue
+                have = Counter(row.names)
+                overlap = sum((want & have).values())
+                if overlap * 2 > len(m.cards) and (best is None or overlap > best[0]):
+                    best = (overlap, -len(row.cards), j)
+            if best is None:
+                lost.append(f"meld {k} ({' '.join(m.cards)})")
+                continue
+            row = snap.seats[zone][best[2]]
+            used.add((zone, best[2]))
+            rest: Counter[str] = Counter(str(c) for c in m.cards)
+            extra = []
+            for c in row.cards:
+                if rest[c.card] > 0:
+                    rest[c.card] -= 1
+                else:
+                    extra.append(c)
+            if +rest:
+                lost.append(f"meld {k} ({' '.join(m.cards)}) no longer shows {' '.join(sorted(rest.elements()))}")
+            matched[k] = (row, extra)
+        new_rows = [(i, row) for i, rows in enumerate(snap.seats) for j, row in enumerate(rows) if (i, j) not in used]
+        extras: dict[str, list[SeenCard]] = {}
+        for k, (_row, extra) in matched.items():
+            owner_zone = self.seats.index(r.table[k].owner)
+            extras.setdefault(f"seat:{owner_zone}", []).extend(extra)
+        for i, row in new_rows:
+            extras.setdefault(f"seat:{i}", []).extend(row.cards)
+        if snap.stray:
+            extras.setdefault("stray", []).extend(snap.stray)
+        # flagged cards set aside stay aside while they are still seen
+        for zname, cards in list(extras.items()):
+            skip: Counter[str] = Counter(self.ignored.get(zname, Counter()))
+            keep = []
+            for c in cards:
+                if skip[c.card] > 0:
+                    skip[c.card] -= 1
+                else:
+                    keep.append(c)
+            extras[zname] = keep
+        return matched, new_rows, extras, lost
+
+    def _pile_change(self, snap: TableSnapshot) -> str:
+        r = self.game.round
+        assert r is not None
+        pile = r.pile
+        top = snap.discard_top
+        if top is None:
+            return "taken" if len(pile) == 1 and not snap.discard else "same"
+        if self.ignored_top == (top.card, top.track):
+            return "same"
+        if pile and top.card == pile[-1]:
+            prev = self._prev_top
+            # the same name on top, but another card: a discard onto an identical card (only when
+            # no button event changed the pile since the last snapshot: a take reveals a card too)
+            moved = (
+                prev is not None
+                and prev.card == top.card
+                and prev.track != top.track
+                and tuple(pile) == self._pile_at_last
+                and _moved(prev, top)
+            )
+            if not moved:
+                return "same"
+            return "ambiguous" if len(pile) >= 2 and pile[-2] == top.card and not r.drawn else "new"
+        if len(pile) >= 2 and top.card == pile[-2]:
+            return "taken"
+        return "new"
+
+    def _play(self, snap: TableSnapshot, now: float) -> None:
+        r = self.game.round
+        assert r is not None
+        turn = r.turn
+        pile = self._pile_change(snap)
+        matched, new_rows, extras, lost = self._match(snap)
+        if pile == "taken":
+            w = self.claims.window
+            if w is not None and not w.decided and w.claimants() and not w.stale():
+                # someone claimed it: the button decides whether this is a buy
+                self.deferred = (snap, now)
+                return
+        zone_turn = f"seat:{self.seats.index(turn)}"
+        plan: list[tuple[Event, list[SeenCard]]] = []
+        unexplained: list[SeenCard] = []
+        if turn not in r.opened:
+            rows = [row for i, row in new_rows if f"seat:{i}" == zone_turn]
+            skip = Counter(self.ignored.get(zone_turn, Counter()))
+            rows = [row for row in rows if not _all_ignored(row, skip)]
+            if rows:
+                melds = tuple(tuple(row.names) for row in rows)
+                plan.append((Open(turn, melds, source="camera"), [c for row in rows for c in row.cards]))
+                taken = Counter(c.card for row in rows for c in row.cards)
+                extras[zone_turn] = _minus(extras.get(zone_turn, []), taken)
+        for k, (row, extra) in sorted(matched.items()):
+            zone = f"seat:{self.seats.index(r.table[k].owner)}"
+            allowed = Counter(c.card for c in extras.get(zone, []))
+            add = []
+            for c in extra:
+                if allowed[c.card] > 0:  # not set aside after an earlier flag
+                    allowed[c.card] -= 1
+                    add.append(c)
+            if not add:
+                continue
+            plan.append((LayOff(turn, k, _layoff_cards(r.table[k], row, add), source="camera"), add))
+            extras[zone] = _minus(extras.get(zone, []), Counter(c.card for c in add))
+        for cards in extras.values():
+            unexplained.extend(cards)
+        if pile == "ambiguous":
+            top = snap.discard_top
+            assert top is not None
+            self._flag(
+                Discard(turn, Card(top.card), source="camera"),
+                f"unsure: {top.card} on {top.card}: a take of the top card or a discard of another {top.card}",
+                snap,
+                [top],
+            )
+            self.ignored_top = (top.card, top.track)
+        if pile == "new":
+            top = snap.discard_top
+            assert top is not None
+            plan.append((Discard(turn, Card(top.card), source="camera"), [top]))
+        needs_draw = not r.drawn and (plan or pile == "taken")
+        pre: list[tuple[Event, list[SeenCard]]] = []
+        if needs_draw:
+            if pile == "taken":
+                take = Draw(turn, "discard", source="camera")
+                refused = self._refused_claim(r.pile[-1])
+                if refused:
+                    # someone pressed for this card and was refused, and the card went anyway
+                    self._flag(take, f"unsure who took {r.pile[-1]}: {refused}", snap, [])
+                    if plan:
+                        self._after_flags(snap)
+                    return
+                pre.append((take, [snap.discard_top] if snap.discard_top else []))
+            else:
+                d = self.claims.decline(now)  # the player to act drew from the stock: decide claims first
+                if d is not None and d.granted:
+                    bought = d.event()
+                    if bought is not None:
+                        self._commit(bought, "button", now, snap, [])
+                pre.append((Draw(turn, "stock", source="camera"), []))
+        elif pile == "taken":
+            unexplained.extend([snap.discard_top] if snap.discard_top else [])
+        if lost and plan:
+            # a meld that lost cards while others appear: likely a misreading, not a move
+            for planned, cards in plan:
+                self._flag(planned, "unsure reading: " + "; ".join(lost), snap, cards)
+            self._after_flags(snap)
+            return
+        for ev, cards in pre + plan:
+            unsure = [c for c in cards if c.confidence < self.min_confidence]
+            if unsure:
+                self._flag(ev, "unsure reading: " + _list(unsure), snap, cards)
+                self._set_aside(ev, cards, snap)
+                continue
+            if not self._commit(ev, "camera", now, snap, cards):
+                self._set_aside(ev, cards, snap)
+        if unexplained:
+            self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
+            self._after_flags(snap)
+
+    def _refused_claim(self, card: str) -> str:
+        """Why the last window on `card` refused its claimants, if it did and granted nothing."""
+        if not self.claims.decisions:
+            return ""
+        d = self.claims.decisions[-1]
+        if d.card != card or d.kind != "none" or not d.passed_over:
+            return ""
+        return "; ".join(why for _, why in d.passed_over)
+
+    def _set_aside(self, ev: Event, cards: list[SeenCard], snap: TableSnapshot) -> None:
+        if isinstance(ev, Discard):
+            top = snap.discard_top
+            if top is not None:
+                self.ignored_top = (top.card, top.track)
+        elif isinstance(ev, (Open, LayOff)):
+            zone = self._zone_of_cards(snap, cards)
+            self.ignored.setdefault(zone, Counter()).update(c.card for c in cards)
+
+    def _after_flags(self, snap: TableSnapshot) -> None:
+        self._set_aside_all(snap)
+        if snap.discard_top is not None and self.game.round is not None:
+            pile = self.game.round.pile
+            if not pile or pile[-1] != snap.discard_top.card:
+                self.ignored_top = (snap.discard_top.card, snap.discard_top.track)
+
+    def _zone_of_cards(self, snap: TableSnapshot, cards: list[SeenCard]) -> str:
+        tracks = {c.track for c in cards}
+        for i, rows in enumerate(snap.seats):
+            if any(c.track in tracks for row in rows for c in row.cards):
+                return f"seat:{i}"
+        return "stray"
+
+
+def _list(cards: list[SeenCard]) -> str:
+    return ", ".join(f"{c.card} ({c.confidence:.2f})" for c in cards)
+
+
+def _moved(a: SeenCard, b: SeenCard) -> bool:
+    size = max(a.box[2] - a.box[0], a.box[3] - a.box[1], 1.0)
+    return max(abs(u - v) for u, v in zip(a.box, b.box)) > 0.12 * size
+
+
+def _minus(cards: list[SeenCard], remove: Counter[str]) -> list[SeenCard]:
+    left = Counter(remove)
+    out = []
+    for c in cards:
+        if left[c.card] > 0:
+            left[c.card] -= 1
+        else:
+            out.append(c)
+    return out
+
+
+def _all_ignored(row: SeenMeld, skip: Counter[str]) -> bool:
+    return not (Counter(row.names) - skip)
+
+
+def _layoff_cards(meld: Meld, row: SeenMeld, add: list[SeenCard]) -> tuple[str, ...]:
+    """The lay-off as written: a joker onto a run gets its role from where it lies in the row."""
+    if meld.kind != "run" or not any(c.card == "JK" for c in add):
+        return tuple(c.card for c in add)
+    added = {id(c) for c in add}
+    order = list(row.cards)
+    naturals = [k for k, c in enumerate(order) if id(c) not in added]
+    if not naturals:
+        return tuple(c.card for c in add)
+    first = naturals[0]
+    # the row runs ascending when the meld's lowest card leads it; else it was laid descending
+    ascending = order[first].card == meld.cards[0]
+    out = []
+    for k, c in enumerate(order):
+        if id(c) not in added:
+            continue
+        if c.card != "JK":
+            out.append(c.card)
+            continue
+        pos = meld.low + (k - first) if ascending else meld.high - (k - first)
+        out.append(f"JK:{position_rank(pos)}{meld.suit}")
+    return tuple(out)
+
+
+def snapshot_summary(snap: TableSnapshot) -> dict[str, Any]:
+    """A small readable form of a snapshot (for logs and the debug page)."""
+    return {
+        "t": snap.t,
+        "seats": [[list(m.names) for m in melds] for melds in snap.seats],
+        "discard_top": snap.discard_top.card if snap.discard_top else None,
+        "stray": [c.card for c in snap.stray],
+    }

@@ -1,0 +1,459 @@
+"""Recognised cards -> zones -> melds -> stable table snapshots.
+
+`TableReader.feed(cards, frame, t)` takes one frame's `PhysicalCard`s (and the frame itself, for
+cover detection) and returns a `TableSnapshot` when the table has read the same way for
+`stable_frames` accepted frames in a row and differs from the last snapshot it published; else None.
+
+- Cover: a frame where a hand or arm is over the table (new skin-coloured blobs against the last
+  accepted frame, or a large share of the frame changed) is skipped: it neither counts towards
+  stability nor breaks it. A camera moved for good would be skipped forever, so after
+  `max_covered` skipped frames in a row the frame is accepted as the new reference.
+- Zones: a card belongs to the zone holding its box centre. Cards are tracked between frames
+  (same name, near the same place); a tracked card keeps its zone until it has been seen in another
+  zone for `inertia` frames, so a detection that wobbles over a zone border does not jump.
+- Melds: a seat's cards are grouped into rows (one meld per row: an overlapping fan along the
+  seat's edge) by linking cards that are close along the row and level across it; rows are listed
+  from the table centre towards the seat (the order they are laid), cards from the seat's left.
+- Discard top: the card of the discard zone that shows both corners (nothing covers it), the one
+  that became so most recently when several do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from .classes import Box, PhysicalCard
+
+Point = tuple[float, float]
+Polygon = tuple[Point, ...]
+
+
+class ZonesError(ValueError):
+    """Zones that cannot be used: a polygon with fewer than 3 points, or points outside 0..1."""
+
+
+def _polygon(value: Any, what: str) -> Polygon:
+    try:
+        pts = tuple((float(p[0]), float(p[1])) for p in value)
+    except (TypeError, ValueError, IndexError):
+        raise ZonesError(f"{what} must be a list of [x, y] points, not {value!r}") from None
+    if len(pts) < 3:
+        raise ZonesError(f"{what} needs at least 3 points, has {len(pts)}")
+    if not all(0.0 <= x <= 1.0 and 0.0 <= y <= 1.0 for x, y in pts):
+        raise ZonesError(f"{what} has points outside the frame (relative coordinates are 0.0-1.0)")
+    return pts
+
+
+@dataclass(frozen=True)
+class Zones:
+    """Table zones as polygons in relative frame coordinates (0..1, y down).
+
+    `seats` are in playing order. `facing` gives, per seat, the angle (degrees counter-clockwise)
+    at which that seat's cards lie upright for its player: 0 bottom edge, 90 right, 180 top,
+    270 left; by default the frame edge nearest the seat's zone.
+    """
+
+    seats: tuple[Polygon, ...]
+    stock: Polygon
+    discard: Polygon
+    facing: tuple[float, ...] | None = None
+
+    @classmethod
+    def from_mapping(cls, data: Any) -> Zones:
+        """From the config's `zones` mapping (or any object with `seats`, `stock`, `discard`)."""
+        get = data.get if isinstance(data, Mapping) else lambda k, d=None: getattr(data, k, d)
+        seats = get("seats")
+        if not isinstance(seats, Sequence) or not seats:
+            raise ZonesError("zones.seats must list one polygon per seat")
+        facing = get("facing", None)
+        return cls(
+            tuple(_polygon(p, f"zones.seats[{i}]") for i, p in enumerate(seats)),
+            _polygon(get("stock"), "zones.stock"),
+            _polygon(get("discard"), "zones.discard"),
+            tuple(float(f) for f in facing) if facing is not None else None,
+        )
+
+    @classmethod
+    def four_seats(cls) -> Zones:
+        """Four seats round a table that fills a 16:9 frame: bottom, left, top, right (clockwise)."""
+        return cls(
+            seats=(
+                ((0.16, 0.70), (0.84, 0.70), (0.84, 0.99), (0.16, 0.99)),
+                ((0.01, 0.14), (0.15, 0.14), (0.15, 0.86), (0.01, 0.86)),
+                ((0.16, 0.01), (0.84, 0.01), (0.84, 0.30), (0.16, 0.30)),
+                ((0.85, 0.14), (0.99, 0.14), (0.99, 0.86), (0.85, 0.86)),
+            ),
+            stock=((0.33, 0.36), (0.47, 0.36), (0.47, 0.64), (0.33, 0.64)),
+            discard=((0.53, 0.36), (0.67, 0.36), (0.67, 0.64), (0.53, 0.64)),
+        )
+
+    def seat_facing(self, i: int) -> float:
+        if self.facing is not None and i < len(self.facing):
+            return self.facing[i]
+        cx = sum(p[0] for p in self.seats[i]) / len(self.seats[i])
+        cy = sum(p[1] for p in self.seats[i]) / len(self.seats[i])
+        edges = {0.0: 1 - cy, 90.0: 1 - cx, 180.0: cy, 270.0: cx}
+        return min(edges, key=lambda a: edges[a])
+
+
+def axes_of(facing: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors in image coordinates: along a seat's rows (its right hand) and away from it."""
+    a = math.radians(facing)
+    return np.array([math.cos(a), -math.sin(a)]), np.array([-math.sin(a), -math.cos(a)])
+
+
+# ------------------------------------------------------------------ what the reader publishes
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    card: str
+    confidence: float
+    box: Box
+    anchor: Point  # pixels: the card's leading index (the one a fan leaves visible)
+    corners: int
+    track: int
+
+
+@dataclass(frozen=True)
+class SeenMeld:
+    cards: tuple[SeenCard, ...]  # along the row, from the seat's left
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.card for c in self.cards)
+
+    @property
+    def centre(self) -> Point:
+        return (
+            sum(c.anchor[0] for c in self.cards) / len(self.cards),
+            sum(c.anchor[1] for c in self.cards) / len(self.cards),
+        )
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    t: float
+    frame_no: int
+    seats: tuple[tuple[SeenMeld, ...], ...]  # per seat zone, rows from the table centre outwards
+    discard: tuple[SeenCard, ...]
+    discard_top: SeenCard | None
+    stray: tuple[SeenCard, ...]  # cards outside every zone (the stock shows only backs)
+    image: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    def seat_cards(self, i: int) -> Counter[str]:
+        return Counter(c.card for m in self.seats[i] for c in m.cards)
+
+    def all_cards(self) -> list[SeenCard]:
+        out = [c for melds in self.seats for m in melds for c in m.cards]
+        return out + list(self.discard) + list(self.stray)
+
+    @property
+    def min_confidence(self) -> float:
+        return min((c.confidence for c in self.all_cards()), default=1.0)
+
+    def empty(self) -> bool:
+        return not self.all_cards()
+
+
+# ------------------------------------------------------------------ the reader
+
+
+@dataclass
+class _Track:
+    id: int
+    card: str
+    centre: Point
+    zone: str
+    born: int
+    two_since: int | None
+    seen: int
+    cand_zone: str | None = None
+    cand_count: int = 0
+
+
+def _centre(box: Box) -> Point:
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
+class TableReader:
+    """Reads a stream of recognised frames into stable `TableSnapshot`s (see the module doc)."""
+
+    def __init__(
+        self,
+        zones: Zones,
+        stable_frames: int = 3,
+        inertia: int = 3,
+        min_confidence: float = 0.0,
+        skin_share: float = 0.003,
+        change_share: float = 0.08,
+        max_covered: int = 40,
+        keep_missed: int = 8,
+        settle_frames: int = 3,
+        frame_size: tuple[int, int] = (1920, 1080),
+    ) -> None:
+        """`frame_size` (width, height) places the zones when `feed` is given no frame."""
+        if stable_frames < 1 or inertia < 1:
+            raise ValueError("stable_frames and inertia must be at least 1")
+        self.zones = zones
+        self.stable_frames = stable_frames
+        self.inertia = inertia
+        self.min_confidence = min_confidence
+        self.skin_share = skin_share
+        self.change_share = change_share
+        self.max_covered = max_covered
+        self.keep_missed = keep_missed
+        self.settle_frames = settle_frames
+        self.frame_size = frame_size
+        self.frame_no = 0
+        self.covered = False  # whether the last frame was skipped as covered
+        self.skipped = 0
+        self._ref: np.ndarray | None = None
+        self._covered_run = 0
+        self._still_run = 0
+        self._prev: np.ndarray | None = None
+        self._touched: np.ndarray | None = None  # where an arm was, since the last accepted frame
+        self._tracks: list[_Track] = []
+        self._next_id = 1
+        self._streak: tuple[Any, int] | None = None
+        self._published: Any = None
+        self.last: TableSnapshot | None = None
+
+    # ----- cover detection -------------------------------------------------------------
+    def is_covered(self, frame: np.ndarray) -> bool:
+        """Whether an arm or hand is over the table, against the last accepted frame."""
+        h, w = frame.shape[:2]
+        small = cv2.resize(frame, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+        ref = self._ref
+        if ref is None or ref.shape != small.shape:
+            self._ref = self._prev = small
+            return False
+        changed = np.abs(small.astype(np.int16) - ref.astype(np.int16)).max(axis=2) > 30
+        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        cr, cb = ycc[..., 1], ycc[..., 2]
+        skin = (changed & (cr >= 138) & (cr <= 178) & (cb >= 80) & (cb <= 135)).astype(np.uint8)
+        # thin pink fringes of new red cards are no arm: keep only blobs a few cells thick
+        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        covered = changed.mean() > self.change_share
+        if not covered and skin.mean() > self.skin_share:
+            # an arm reaches in from the table's edge: a skin blob touching the frame border; a patch
+            # of skin-coloured cloth uncovered inside the table is no arm
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+            sh, sw = skin.shape
+            for k in range(1, n):
+                x, y, bw, bh, area = (int(v) for v in stats[k])
+                border = x == 0 or y == 0 or x + bw >= sw or y + bh >= sh
+                if border and area > self.skin_share * skin.size:
+                    covered = True
+                    break
+        prev, self._prev = self._prev, small
+        if covered and prev is not None and prev.shape == small.shape:
+            # a view that holds still for several frames is the table, not a moving arm (e.g. the
+            # reference itself was taken with an arm in view)
+            still = (np.abs(small.astype(np.int16) - prev.astype(np.int16)).max(axis=2) > 30).mean() < 0.002
+            self._still_run = self._still_run + 1 if still else 0
+            if self._still_run >= self.settle_frames:
+                covered = False
+        if covered and self._covered_run < self.max_covered:
+            self._covered_run += 1
+            self._touched = changed if self._touched is None else (self._touched | changed)
+            return True
+        self._covered_run = 0
+        self._still_run = 0
+        self._ref = small
+        return False
+
+    # ----- zones and tracks ------------------------------------------------------------
+    def _zone_of(self, p: Point, size: tuple[int, int]) -> str:
+        x, y = p[0] / size[0], p[1] / size[1]
+        for i, poly in enumerate(self.zones.seats):
+            if _inside(poly, x, y):
+                return f"seat:{i}"
+        if _inside(self.zones.discard, x, y):
+            return "discard"
+        if _inside(self.zones.stock, x, y):
+            return "stock"
+        return "stray"
+
+    def _track(self, cards: Sequence[PhysicalCard], size: tuple[int, int]) -> list[tuple[PhysicalCard, _Track]]:
+        radius = 0.03 * max(size)
+        pairs: list[tuple[float, int, int]] = []
+        for i, c in enumerate(cards):
+            cc = _centre(c.box)
+            for j, tr in enumerate(self._tracks):
+                if tr.card == c.card:
+                    d = math.dist(cc, tr.centre)
+                    if d < radius:
+                        pairs.append((d, i, j))
+        pairs.sort()
+        got: dict[int, _Track] = {}
+        used: set[int] = set()
+        for _, i, j in pairs:
+            if i in got or j in used:
+                continue
+            got[i] = self._tracks[j]
+            used.add(j)
+        out = []
+        for i, c in enumerate(cards):
+            raw = self._zone_of(_centre(c.box), size)
+            found = got.get(i)
+            if found is None:
+                tr = _Track(self._next_id, c.card, _centre(c.box), raw, self.frame_no, None, self.frame_no)
+                self._next_id += 1
+                self._tracks.append(tr)
+            elif raw != found.zone:
+                tr = found
+                # inertia: the card moves zone only after several frames seen elsewhere
+                if raw == tr.cand_zone:
+                    tr.cand_count += 1
+                else:
+                    tr.cand_zone, tr.cand_count = raw, 1
+                if tr.cand_count >= self.inertia:
+                    tr.zone, tr.cand_zone, tr.cand_count = raw, None, 0
+            else:
+                tr = found
+                tr.cand_zone, tr.cand_count = None, 0
+            tr.centre = _centre(c.box)
+            tr.seen = self.frame_no
+            if len(c.corners) >= 2:
+                if tr.two_since is None:
+                    tr.two_since = self.frame_no
+            else:
+                tr.two_since = None
+            out.append((c, tr))
+        self._tracks = [t for t in self._tracks if self.frame_no - t.seen <= self.keep_missed]
+        return out
+
+    def _renew_touched(self, touched: np.ndarray, size: tuple[int, int]) -> None:
+        """Cards where an arm was may have been replaced by a card of the same name (a discard on
+        an identical top card): their tracks get new ids, so the reading changes and the referee
+        compares positions. When a card became fully visible is kept, for the discard top."""
+        mask = cv2.dilate(touched.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        mh, mw = mask.shape
+        for tr in self._tracks:
+            x = min(mw - 1, max(0, int(tr.centre[0] / size[0] * mw)))
+            y = min(mh - 1, max(0, int(tr.centre[1] / size[1] * mh)))
+            if mask[y, x]:
+                tr.id = self._next_id
+                self._next_id += 1
+
+    # ----- one frame -------------------------------------------------------------------
+    def feed(
+        self, cards: Sequence[PhysicalCard], frame: np.ndarray | None = None, t: float | None = None
+    ) -> TableSnapshot | None:
+        """Read one frame; a snapshot when a new stable reading is reached, else None."""
+        self.frame_no += 1
+        if frame is not None and self.is_covered(frame):
+            self.covered = True
+            self.skipped += 1
+            return None
+        self.covered = False
+        if frame is not None:
+            size = (frame.shape[1], frame.shape[0])
+        else:
+            size = self.frame_size
+        kept = [c for c in cards if c.confidence >= self.min_confidence]
+        if self._touched is not None:
+            self._renew_touched(self._touched, size)
+            self._touched = None
+        tracked = self._track(kept, size)
+        snap = self._read(tracked, t if t is not None else float(self.frame_no), frame)
+        sig = _signature(snap)
+        if self._streak is not None and self._streak[0] == sig:
+            self._streak = (sig, self._streak[1] + 1)
+        else:
+            self._streak = (sig, 1)
+        if self._streak[1] >= self.stable_frames and sig != self._published:
+            self._published = sig
+            self.last = snap
+            return snap
+        return None
+
+    def _read(self, tracked: list[tuple[PhysicalCard, _Track]], t: float, frame: np.ndarray | None) -> TableSnapshot:
+        by_zone: dict[str, list[tuple[PhysicalCard, _Track]]] = {}
+        for c, tr in tracked:
+            by_zone.setdefault(tr.zone, []).append((c, tr))
+        seats = []
+        for i in range(len(self.zones.seats)):
+            items = by_zone.get(f"seat:{i}", [])
+            seats.append(_rows(items, self.zones.seat_facing(i)))
+        discard_items = by_zone.get("discard", [])
+        discard = tuple(_seen(c, tr, None) for c, tr in discard_items)
+        top: SeenCard | None = None
+        two = [(tr.two_since or 0, tr.born, k) for k, (c, tr) in enumerate(discard_items) if tr.two_since is not None]
+        if two:
+            top = discard[max(two)[2]]
+        elif discard_items:
+            top = discard[max((tr.born, k) for k, (_, tr) in enumerate(discard_items))[1]]
+        stray = tuple(
+            _seen(c, tr, None) for z, items in by_zone.items() if not z.startswith("seat:") for c, tr in items
+        )
+        stray = tuple(s for s in stray if s not in discard)
+        return TableSnapshot(t, self.frame_no, tuple(seats), discard, top, stray, frame)
+
+
+def _inside(poly: Polygon, x: float, y: float) -> bool:
+    inside = False
+    n = len(poly)
+    for k in range(n):
+        (x1, y1), (x2, y2) = poly[k], poly[(k + 1) % n]
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def _seen(c: PhysicalCard, tr: _Track, up: np.ndarray | None) -> SeenCard:
+    anchor = _centre(c.box)
+    if c.corners:
+        centres = [_centre(k.box) for k in c.corners]
+        # a fan leaves each card's leading index showing, the one farther from the seat
+        anchor = max(centres, key=lambda p: float(np.dot(p, up))) if up is not None else centres[0]
+    return SeenCard(c.card, c.confidence, c.box, anchor, len(c.corners), tr.id)
+
+
+def _rows(items: list[tuple[PhysicalCard, _Track]], facing: float) -> tuple[SeenMeld, ...]:
+    """Group a seat's cards into rows by single linkage: close along the row, level across it."""
+    if not items:
+        return ()
+    along, up = axes_of(facing)
+    seen = [_seen(c, tr, up) for c, tr in items]
+    sizes = [max(k.box[2] - k.box[0], k.box[3] - k.box[1]) for c, _ in items for k in c.corners]
+    scale = float(np.median(sizes)) if sizes else 24.0
+    uv = [(float(np.dot(s.anchor, along)), float(np.dot(s.anchor, up))) for s in seen]
+    parent = list(range(len(seen)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a in range(len(seen)):
+        for b in range(a + 1, len(seen)):
+            du, dv = abs(uv[a][0] - uv[b][0]), abs(uv[a][1] - uv[b][1])
+            if dv < 1.0 * scale and du < 3.0 * scale:
+                parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for k in range(len(seen)):
+        groups.setdefault(find(k), []).append(k)
+    rows = []
+    for ks in groups.values():
+        ks.sort(key=lambda k: (uv[k][0], seen[k].card))
+        rows.append((-sum(uv[k][1] for k in ks) / len(ks), min(uv[k][0] for k in ks), ks))
+    rows.sort()
+    return tuple(SeenMeld(tuple(seen[k] for k in ks)) for _, _, ks in rows)
+
+
+def _signature(s: TableSnapshot) -> Any:
+    return (
+        tuple(tuple(m.names for m in melds) for melds in s.seats),
+        tuple(sorted(c.card for c in s.discard)),
+        (s.discard_top.card, s.discard_top.track) if s.discard_top is not None else None,
+        tuple(sorted(c.card for c in s.stray)),
+    )

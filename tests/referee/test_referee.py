@@ -1,0 +1,171 @@
+"""The referee on constructed snapshots: each event kind, claims, flags with pictures, resync, restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mayi_table.rules.events import GameStart
+from mayi_table.table.journal import Journal
+from mayi_table.table.referee import Referee
+from mayi_table.vision.table_reading import SeenCard, SeenMeld, TableSnapshot
+
+SEATS = ("Ann", "Bob", "Cy", "Dee")
+START = GameStart("petras", (), SEATS)
+IMAGE = np.full((540, 960, 3), 90, np.uint8)
+_track = iter(range(1, 10_000))
+
+
+def card(name: str, x: float = 500, y: float = 270, conf: float = 1.0, track: int | None = None) -> SeenCard:
+    return SeenCard(name, conf, (x, y, x + 20, y + 40), (x, y), 2, track if track is not None else next(_track))
+
+
+def row(*names: str, y: float = 450, conf: float = 1.0) -> SeenMeld:
+    return SeenMeld(tuple(card(n, 200 + 12 * i, y, conf) for i, n in enumerate(names)))
+
+
+class Table:
+    """Builds snapshots: seats' rows and a discard pile whose top keeps its track while unchanged."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[SeenMeld]] = [[] for _ in SEATS]
+        self.top: SeenCard | None = None
+        self.t = 0.0
+
+    def discard(self, name: str | None, conf: float = 1.0) -> None:
+        self.top = card(name, 500 + (self.t % 7) * 9, 270, conf) if name else None
+
+    def snap(self) -> TableSnapshot:
+        self.t += 1.0
+        discard = (self.top,) if self.top else ()
+        return TableSnapshot(self.t, int(self.t), tuple(tuple(r) for r in self.rows), discard, self.top, (), IMAGE)
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    return Journal(tmp_path / "j.sqlite3")
+
+
+def dealt(journal: Journal) -> tuple[Referee, Table]:
+    ref = Referee(journal, START, "Dee")
+    table = Table()
+    table.discard("3D")
+    ref.on_snapshot(table.snap(), table.t)
+    assert ref.game.round is not None and ref.game.round.pile == ["3D"]
+    return ref, table
+
+
+def kinds(journal: Journal) -> list[tuple[str, ...]]:
+    out = []
+    for ev in journal.events()[1:]:
+        out.append((type(ev).__name__, getattr(ev, "seat", ""), getattr(ev, "source_pile", "")))
+    return out
+
+
+def test_discard_implies_a_stock_draw(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("Discard", "Ann", "")]
+    assert ref.game.round is not None and ref.game.round.turn == "Bob"
+    assert not ref.flags
+
+
+def test_take_from_the_pile_seen_by_the_camera(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    table.discard("3D")  # Bob took KS: the upcard shows again
+    ref.on_snapshot(table.snap(), table.t + 5)
+    table.discard("9C")
+    ref.on_snapshot(table.snap(), table.t + 5)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "discard"), ("Discard", "Bob", "")]
+    assert not ref.flags
+
+
+def test_buy_through_the_claim_window(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), 10.0)  # the window on KS opens at 10.0
+    ref.on_press("Cy", 10.5)  # Cy claims; Bob (to act) does not take it
+    table.discard("3D")
+    ref.on_snapshot(table.snap(), 11.0)  # the card leaves while the window decides: wait for it
+    assert kinds(journal)[-1] == ("Discard", "Ann", "")
+    ref.tick(13.5)  # the window closes: Cy buys
+    assert ("Buy", "Cy", "") in kinds(journal)
+    r = ref.game.round
+    assert r is not None and r.counts["Cy"] == 12 and r.pile == ["3D"] and r.turn == "Bob"
+    assert not ref.flags
+
+
+def test_open_and_layoff(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert [k[0] for k in kinds(journal)[-3:]] == ["Draw", "Open", "Discard"]
+    # round about to Ann again: Bob, Cy and Dee discard, then Ann lays off 7C onto her first meld
+    for name in ("5C", "6C", "8C"):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    table.rows[0] = [row("7H", "7D", "7S", "7C", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("2S")
+    ref.on_snapshot(table.snap(), table.t)
+    events = journal.events()
+    assert type(events[-2]).__name__ == "LayOff" and events[-2].meld == 0 and events[-2].cards == ("7C",)  # type: ignore[union-attr]
+    assert not ref.flags
+
+
+def test_rejected_event_is_flagged_with_a_picture_and_not_applied(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S")]  # round 1 needs two groups: one is refused
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    flags = journal.open_flags()
+    assert len(flags) == 1 and "two groups" in flags[0].reason and flags[0].event is not None
+    assert flags[0].image is not None and Path(flags[0].image).read_bytes()[:2] == b"\xff\xd8"  # a JPEG
+    r = ref.game.round
+    assert r is not None and not r.table and r.turn == "Bob"  # the discard still went through
+    # resync: the refused row stays on the table; the next snapshots do not flag it again
+    table.discard("9C")
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(journal.open_flags()) == 1 and kinds(journal)[-1] == ("Discard", "Bob", "")
+
+
+def test_unsure_reading_is_flagged_not_applied(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.discard("KS", conf=0.2)
+    ref.on_snapshot(table.snap(), table.t)
+    flags = journal.open_flags()
+    assert any("unsure" in f.reason and "KS" in f.reason for f in flags)
+    assert ref.game.round is not None and ref.game.round.pile == ["3D"]
+    table.discard("KS")  # the same card read surely on the next snapshot: not flagged again, not applied
+    assert ref.last_picture is not None
+
+
+def test_unexplained_cards_are_flagged_once(journal: Journal) -> None:
+    ref, table = dealt(journal)
+    table.rows[2] = [row("4H", "4D", "4S", y=60)]  # Cy's zone, but it is Ann's turn
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(journal.open_flags()) == 1 and "no move explains" in journal.open_flags()[0].reason
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(journal.open_flags()) == 1 and kinds(journal)[-1] == ("Discard", "Ann", "")
+
+
+def test_restart_from_the_journal_gives_the_same_state(journal: Journal, tmp_path: Path) -> None:
+    ref, table = dealt(journal)
+    for name in ("KS", "9C", "4D"):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    journal.close()
+    again = Journal(tmp_path / "j.sqlite3")
+    rebuilt = Referee(again, START, "Dee")
+    assert rebuilt.game.state_dict() == ref.game.state_dict()
+    table.discard("5H")
+    rebuilt.on_snapshot(table.snap(), table.t)
+    assert kinds(again)[-1] == ("Discard", "Dee", "")
+    with pytest.raises(ValueError, match="not this"):
+        Referee(again, GameStart("classic", (), SEATS), "Dee")
