@@ -39,9 +39,11 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/rules.py
 
-# training only: torch (CPU work, from this machine's local wheels), ultralytics, onnx
+# training only: torch (CPU work, from this machine's local wheels), ultralytics, onnx, and Debian's
+# card themes (rendered into training data, never committed)
 train-deps: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,train]'
+	sh vision_models/install_card_themes.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -55,6 +55,14 @@ class Design:
     ten_narrow: bool  # draw "10" condensed, as many decks do
     centre: str  # "pips", "big", "frame"
 
+    def own_face(self, card: str) -> Face | None:
+        """A face the design supplies ready-made (a card theme's artwork); None to draw it here."""
+        return None
+
+    def own_back(self) -> np.ndarray | None:
+        """A ready-made BGRA back; None for the drawn lattice."""
+        return None
+
 
 def _rng_design(i: int) -> Design:
     rng = random.Random(9000 + i)
@@ -203,6 +211,9 @@ def _corner_radius() -> int:
 @lru_cache(maxsize=4096)
 def render_face(design: Design, card: str) -> Face:
     """The face of `card` in `design`, with the quads of its two corner indices."""
+    ready = design.own_face(card)
+    if ready is not None:
+        return ready
     img = Image.new("RGBA", (FACE_W, FACE_H), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     paper = _rgb(design.paper)
@@ -246,9 +257,13 @@ def _quad(x1: float, y1: float, x2: float, y2: float) -> Quad:
     )
 
 
-@lru_cache(maxsize=16)
-def render_back(seed: int) -> np.ndarray:
-    """A card back: a coloured lattice, BGRA."""
+@lru_cache(maxsize=64)
+def render_back(seed: int, design: Design | None = None) -> np.ndarray:
+    """A card back: the design's own, else a coloured lattice, BGRA."""
+    if design is not None:
+        ready = design.own_back()
+        if ready is not None:
+            return ready
     rng = random.Random(seed)
     colour = rng.choice([(40, 40, 170), (150, 60, 30), (40, 110, 40), (90, 30, 90)])
     img = np.zeros((FACE_H, FACE_W, 4), np.uint8)

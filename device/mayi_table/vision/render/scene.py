@@ -230,7 +230,7 @@ def draw_scene(
         m = _card_matrix(p, px_per_mm)
         m[:, 2] += shift
         if p.card == "back":
-            img = render_back(7)
+            img = render_back(7, p.design or design)
             quads = None
         else:
             face = render_face(p.design or design, p.card)
