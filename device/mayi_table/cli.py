@@ -284,6 +284,94 @@ def calibrate(
         raise typer.Exit(code)
 
 
+@app.command()
+def run(
+    config: Path = typer.Option(Path("/etc/mayi-table/config.yaml"), help="The device config (YAML)."),
+    check_config: bool = typer.Option(False, "--check-config", help="Only validate the config; exit 2 if it is bad."),
+    log_level: str = typer.Option("info", help="Log level of the JSON-lines log on standard error."),
+) -> None:
+    """The device's main loop: camera -> recogniser -> referee -> journal -> scoreboard (what the service runs)."""
+    from .launch import run_main
+
+    code = run_main(config, check_config, echo=typer.echo, log_level=log_level)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def demo(
+    profile: str = typer.Option("petras", help="Rule profile: petras or classic."),
+    seed: int = typer.Option(1, help="The demo game's seed (the same seed plays the same game)."),
+    players: int = typer.Option(4, help="Bots at the table (2-4)."),
+    port: int = typer.Option(8000, help="Port of the scoreboard."),
+    host: str = typer.Option("127.0.0.1", help="Address to serve on (0.0.0.0: the whole network)."),
+    speed: float = typer.Option(1.0, help="Film speed: 2 plays the table twice as fast (if recognition keeps up)."),
+    backend: str = typer.Option("onnx", help="Recogniser backend: onnx, ncnn or ultralytics."),
+    model_dir: Path = typer.Option(Path("vision_models"), help="Folder with the trained models."),
+    journal: Path | None = typer.Option(None, help="Journal file (default: a new temporary folder)."),
+    pin: str = typer.Option("1234", help="Host PIN for /host."),
+    exit_at_end: bool = typer.Option(False, "--exit-at-end", help="Stop when the game is over."),
+    oracle: bool = typer.Option(False, "--oracle", help="Read cards from the renderer's labels, not the model."),
+    held_out: bool = typer.Option(False, "--held-out", help="Draw the cards in a deck design never trained on."),
+    rounds: int | None = typer.Option(None, help="Film only the first N rounds (default: the whole game)."),
+    log_level: str = typer.Option("warning", help="Log level of the JSON-lines log on standard error."),
+) -> None:
+    """A complete bot game, rendered frame by frame through the real recogniser and referee, on a live scoreboard."""
+    from .launch import demo_main
+
+    if players < 2 or players > 4:
+        _fail("the demo table has four seats: --players 2, 3 or 4")
+    if profile not in PROFILES:
+        _fail(f"unknown profile {profile!r} (choose one of {', '.join(PROFILES)})")
+    code = demo_main(
+        profile=profile,
+        seed=seed,
+        players=players,
+        host=host,
+        port=port,
+        speed=speed,
+        backend=backend,
+        model_dir=model_dir,
+        journal=journal,
+        pin=pin,
+        exit_at_end=exit_at_end,
+        oracle=oracle,
+        held_out=held_out,
+        rounds=rounds,
+        echo=typer.echo,
+        log_level=log_level,
+    )
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def export(
+    out: Path = typer.Argument(..., help="The .mayi.jsonl record to write."),
+    config: Path = typer.Option(Path("/etc/mayi-table/config.yaml"), help="The device config (names the journal)."),
+    journal: Path | None = typer.Option(None, help="The journal file itself (instead of the config's)."),
+) -> None:
+    """Write the game in the journal as a `.mayi.jsonl` game record (GAME_RECORD.md)."""
+    from .table.journal import Journal, JournalError
+
+    if journal is None:
+        from .config import ConfigError, load_config
+
+        try:
+            journal = load_config(config).journal.path
+        except ConfigError as e:
+            _fail(str(e))
+    assert journal is not None
+    if not journal.is_file():
+        _fail(f"no journal at {journal}")
+    try:
+        with Journal(journal) as j:
+            written = j.export(out)
+    except (JournalError, OSError) as e:
+        _fail(str(e))
+    typer.echo(f"wrote {written}")
+
+
 from .vision.recognize_cli import recognize  # noqa: E402  (its heavy imports happen inside)
 
 app.command()(recognize)

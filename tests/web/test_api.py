@@ -48,7 +48,7 @@ def test_state_shows_only_face_up_cards(hub: TableHub, client: TestClient) -> No
     assert r["number"] == 1 and r["contract"] == "two groups"
     assert r["shown_hands"] is None
     assert "hands" not in keys(state)  # no dealt hands anywhere in the public state
-    game = hub.game()
+    game = hub.game
     assert game is not None and game.round is not None
     face_up = set(game.round.pile) | {c for m in game.round.table for c in m.cards}
     hidden = {c for h in game.round.hands.values() for c in h} - face_up
@@ -148,7 +148,7 @@ def test_corrections_go_through_the_engine(hub: TableHub, host: TestClient) -> N
     after = host.get("/api/host/history").json()
     assert [it["seq"] for it in after] == seqs[:29]
     # an event out of turn is refused with the engine's reason
-    last = hub.game()
+    last = hub.game
     assert last is not None and last.round is not None
     other = next(s for s in last.seats if s != last.round.turn)
     r = host.post("/api/host/events", json={"event": {"type": "draw", "seat": other, "from": "discard"}})

@@ -415,9 +415,16 @@ class TableHub:
         """The `.mayi.jsonl` lines of the game (everything, hands included: host only)."""
         return self._call(lambda: list(self._j().record_lines()))
 
+    @property
     def game(self) -> Game | None:
-        """A copy of the recorded game (hands included: for the referee, never for browsers)."""
+        """A copy of the recorded game (hands included: for the referee, never for browsers); a property,
+        as on Journal, so the referee writes through either."""
         return self._call(lambda: self._j().game)
+
+    @property
+    def first_dealer(self) -> str | None:
+        """The first dealer chosen when the game was set up (None if not chosen, or after a restart)."""
+        return self._first_dealer
 
     # ----- writing -----------------------------------------------------------------------
     def _append(self, ev: Event, source: str | None) -> int:

@@ -1,0 +1,278 @@
+"""Putting the device together: `mayi-table run --config FILE` and `mayi-table demo`.
+
+Every part that can fail on a family's table (config, journal, web port, model, camera, GPIO) is
+opened before the main loop and fails with one clear line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .config import ConfigError, DeviceConfig, RenderedCamera, load_config
+from .demo import FilmSource
+from .hardware.camera import CameraError, ResilientCamera, camera_from_config
+from .hardware.notify import Notifier, Watchdog
+from .runtime import CardReader, Device, setup_logging
+from .table.hub import HubError, TableHub
+from .vision.offline import PROJECT_ROOT
+from .vision.render.game import GameFilm
+from .vision.table_reading import TableReader, Zones
+
+Echo = Callable[[str], None]
+
+
+class LaunchError(Exception):
+    """A part of the device that cannot be started; the message says which and why."""
+
+
+@dataclass
+class Parts:
+    hub: TableHub
+    server: Any
+    device: Device
+
+
+def _model_dir(path: Path) -> Path:
+    return path if path.is_absolute() or path.exists() else PROJECT_ROOT / path
+
+
+def load_recognizer(model_dir: Path, backend: str, conf: float | None = None, threads: int | None = None) -> Any:
+    from .vision.detect import ModelError
+    from .vision.recognize import Recognizer
+
+    options: dict[str, Any] = {"threads": threads}
+    if conf is not None:
+        options["conf"] = conf
+    try:
+        return Recognizer(_model_dir(model_dir), backend, **options)
+    except ModelError as e:
+        raise LaunchError(str(e)) from None
+
+
+def open_hub(journal: Path) -> TableHub:
+    from .table.journal import JournalError
+
+    try:
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        return TableHub(journal)
+    except (JournalError, HubError, OSError) as e:
+        raise LaunchError(f"cannot open the journal {journal}: {e}") from None
+
+
+def start_web(hub: TableHub, pin: str, host: str, port: int) -> Any:
+    from .web.app import create_app
+    from .web.server import WebServer, WebServerError
+
+    server = WebServer(create_app(hub, pin), host, port, hub=hub)
+    try:
+        server.start()
+    except (WebServerError, OSError) as e:
+        raise LaunchError(f"cannot serve the scoreboard on {host}:{port}: {e}") from None
+    return server
+
+
+def film_for(
+    profile: str,
+    seed: int,
+    players: int,
+    size: tuple[int, int],
+    zones: Zones | None,
+    seats: list[str] | None,
+    held_out: bool = False,
+    rounds: int | None = None,
+) -> GameFilm:
+    return GameFilm(
+        profile, seed, players=players, zones=zones, size=size, seats=seats, held_out=held_out, stop_after_round=rounds
+    )
+
+
+def _stop_on_signals(device: Device) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: device.stop())
+
+
+def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
+    """The device a config describes (camera, model, buttons, zones, journal, web)."""
+    zones = Zones.from_mapping(cfg.zones)
+    recognizer = load_recognizer(cfg.detector.model_dir, cfg.detector.backend, cfg.detector.conf, cfg.detector.threads)
+    hub = open_hub(cfg.journal.path)
+    try:
+        server = start_web(hub, cfg.host_pin, cfg.web.host, cfg.web.port)
+        notifier = Notifier.from_env()
+        film_source: FilmSource | None = None
+        if isinstance(cfg.camera, RenderedCamera):
+            rc = cfg.camera
+            if rc.players > len(cfg.seats):
+                raise LaunchError(f"camera.players is {rc.players} but the config has {len(cfg.seats)} seats")
+            names = [s.name for s in cfg.seats[: rc.players]]
+            film = film_for(rc.profile, rc.seed, rc.players, (rc.width, rc.height), zones, names)
+            film_source = FilmSource(film, speed=rc.speed)
+            if hub.game is None:
+                hub.start_game(rc.profile, film.seats, first_dealer=film.first_dealer, source="tablet")
+
+            def rendered(_: RenderedCamera) -> Any:
+                assert film_source is not None
+                return film_source
+
+            camera = camera_from_config(cfg.camera, rendered=rendered)
+        else:
+            camera = camera_from_config(cfg.camera)
+        device = Device(
+            hub=hub,
+            camera=camera,
+            recognizer=recognizer,
+            reader_factory=lambda: TableReader(
+                zones,
+                stable_frames=cfg.reading.stable_frames,
+                inertia=cfg.reading.inertia,
+                min_confidence=cfg.reading.min_confidence,
+            ),
+            live=film_source is None,
+            notifier=notifier,
+            watchdog=Watchdog.from_env(notifier),
+            clock=None if film_source is not None else time.monotonic,
+            claim_window_s=cfg.claims.window_s,
+            presses_for=film_source.presses_before if film_source else None,
+            on_processed=film_source.processed if film_source else None,
+        )
+        if film_source is None:
+            device.panel = _open_panel(cfg, device)
+    except BaseException:
+        hub.close()
+        raise
+    hub.update_device(recognizer_backend=cfg.detector.backend)
+    echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host")
+    return Parts(hub, server, device)
+
+
+def _open_panel(cfg: DeviceConfig, device: Device) -> Any:
+    from .hardware.buttons import ButtonsError, SeatPanel
+
+    try:
+        return SeatPanel(
+            cfg.seats,
+            on_press=lambda seat, t: device.press(seat, t),
+            on_long_press=lambda seat, t: device.press(seat, t, long=True),
+            long_press_s=cfg.claims.long_press_s,
+        )
+    except ButtonsError as e:
+        raise LaunchError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - gpiozero finds no GPIO on a machine that is not a Pi
+        raise LaunchError(
+            f"cannot reach the seat buttons ({type(e).__name__}: {e}); on a machine without GPIO use "
+            "`mayi-table demo`, or a config with camera source `rendered`"
+        ) from None
+
+
+def run_parts(parts: Parts) -> int:
+    _stop_on_signals(parts.device)
+    try:
+        return parts.device.run()
+    finally:
+        parts.server.stop()
+        parts.hub.close()
+
+
+def run_main(config: Path, check_only: bool, echo: Echo, log_level: str = "info") -> int:
+    """`mayi-table run`: the exit status."""
+    try:
+        cfg = load_config(config)
+    except ConfigError as e:
+        echo(f"error: {e}")
+        return 2
+    if check_only:
+        echo(
+            f"{config}: OK (profile {cfg.profile}, {len(cfg.seats)} seats, camera {cfg.camera.source}, "
+            f"detector {cfg.detector.backend})"
+        )
+        return 0
+    setup_logging(log_level)
+    try:
+        parts = build_from_config(cfg, echo)
+    except (LaunchError, CameraError, HubError) as e:
+        echo(f"error: {e}")
+        return 2
+    return run_parts(parts)
+
+
+def demo_main(
+    *,
+    profile: str,
+    seed: int,
+    players: int,
+    host: str,
+    port: int,
+    speed: float,
+    backend: str,
+    model_dir: Path,
+    journal: Path | None,
+    pin: str,
+    exit_at_end: bool,
+    oracle: bool,
+    held_out: bool,
+    echo: Echo,
+    rounds: int | None = None,
+    log_level: str = "warning",
+) -> int:
+    """`mayi-table demo`: a bot game rendered frame by frame through the device; the exit status."""
+    setup_logging(log_level)
+    folder = Path(tempfile.mkdtemp(prefix="mayi-demo-"))
+    journal = journal or folder / "journal.sqlite3"
+    try:
+        film = film_for(profile, seed, players, (1920, 1080), None, None, held_out=held_out, rounds=rounds)
+        source = FilmSource(film, speed=speed)
+        recognizer: CardReader = source.oracle() if oracle else load_recognizer(model_dir, backend)
+        hub = open_hub(journal)
+    except (LaunchError, ValueError) as e:
+        echo(f"error: {e}")
+        return 2
+    try:
+        server = start_web(hub, pin, host, port)
+        if hub.game is None:
+            hub.start_game(profile, film.seats, first_dealer=film.first_dealer, source="tablet")
+    except (LaunchError, HubError) as e:
+        hub.close()
+        echo(f"error: {e}")
+        return 2
+    hub.update_device(recognizer_backend="oracle" if oracle else backend)
+    device = Device(
+        hub=hub,
+        camera=ResilientCamera(source, ends=True),
+        recognizer=recognizer,
+        reader_factory=lambda: TableReader(film.zones),
+        live=False,
+        clock=None,
+        presses_for=source.presses_before,
+        on_processed=source.processed,
+    )
+    echo(f"May I? Table demo: {profile}, {players} players, seed {seed}, {len(film)} moments to film")
+    echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host (PIN {pin})   journal: {journal}")
+    _stop_on_signals(device)
+    try:
+        code = device.run()
+        result = hub.snapshot()
+        totals = result.get("totals") or {}
+        echo(
+            f"demo game over: {device.stats.frames_processed} frames, totals {totals}, "
+            f"open flags {len(hub.flags(open_only=True))}"
+        )
+        if not exit_at_end and code == 0:
+            echo("still serving the scoreboard; Ctrl-C to stop")
+            stop = threading.Event()
+            if threading.current_thread() is threading.main_thread():
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, lambda *_: stop.set())
+            while not stop.wait(0.5):
+                pass
+        return code
+    finally:
+        server.stop()
+        hub.close()
