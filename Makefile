@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps test demo lint typecheck bench clean train-deps
+.PHONY: install system-deps test demo simulate lint typecheck bench clean train-deps
 
 # Debian packages the project needs: the DejaVu fonts draw the card faces and stand in for
 # Ultralytics' Arial; Chromium is the browser the scoreboard tests drive with Playwright (Playwright's
@@ -32,12 +32,19 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(BIN)/pytest -n 2
 
+# the built-in demo: a bot game rendered frame by frame through the recogniser and referee, live on
+# http://127.0.0.1:8000 (scoreboard) and /host (PIN 1234); Ctrl-C stops it
 demo: $(STAMP)
+	$(BIN)/mayi-table demo --port 8000
+
+simulate: $(STAMP)
 	$(BIN)/mayi-table simulate --profile petras --players 4 --games 20 --seed 1
 	$(BIN)/mayi-table simulate --profile classic --players 4 --games 20 --seed 1
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/rules.py
+	$(BIN)/python benchmarks/web.py --clients 100 --events 100
+	$(BIN)/python benchmarks/memory.py --backends onnx,ncnn
 
 # training only: torch (CPU work, from this machine's local wheels), ultralytics, onnx, and Debian's
 # card themes (rendered into training data, never committed)
