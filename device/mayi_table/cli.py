@@ -206,6 +206,9 @@ def evaluate(
         None, help="Folder of real photos with VOC boxes (default: ../shared/real_photos/edje_train if present)."
     ),
     seed: int = typer.Option(777, help="Seed of the held-out scenes."),
+    designs: str = typer.Option(
+        "all", help="Held-out deck designs: procedural, themes (Debian card themes, when installed) or all."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Score the recogniser on held-out deck designs, hand spreads and real photos."""
@@ -213,22 +216,31 @@ def evaluate(
     from .vision.evaluate import evaluate_real_photos, evaluate_scenes, evaluate_spreads
     from .vision.offline import PROJECT_ROOT
     from .vision.recognize import Recognizer, load_image
+    from .vision.render.faces import HELD_OUT_DESIGNS
+    from .vision.render.themes import theme_split
 
     if real_photos is not None and not real_photos.is_dir():
         _fail(f"{real_photos} is not a folder", 1)
+    if designs not in ("procedural", "themes", "all"):
+        _fail("--designs is procedural, themes or all", 1)
+    held_out = list(HELD_OUT_DESIGNS) if designs != "themes" else []
+    if designs != "procedural":
+        held_out += theme_split()[1]
+    if not held_out:
+        _fail("no held-out theme designs: install them with vision_models/install_card_themes.sh", 1)
     try:
         reader = Recognizer(model, backend)
     except ModelError as e:
         _fail(str(e), 1)
-    out: dict[str, Any] = {"model": str(model), "backend": backend}
+    out: dict[str, Any] = {"model": str(model), "backend": backend, "designs": [d.name for d in held_out]}
     if scenes:
         with progress(scenes, "held-out scenes") as bar:
-            score = evaluate_scenes(reader, scenes, seed=seed, progress=bar.update)
+            score = evaluate_scenes(reader, scenes, seed=seed, designs=held_out, progress=bar.update)
         out["scenes"] = {"count": scenes, **score.total.as_dict()}
         out["per_card_f1"] = {c: round(k.f1, 4) for c, k in sorted(score.per_card.items())}
     if spreads:
         with progress(spreads, "hand spreads") as bar:
-            out["spreads"] = evaluate_spreads(reader, spreads, seed=seed + 1, progress=bar.update)
+            out["spreads"] = evaluate_spreads(reader, spreads, seed=seed + 1, designs=held_out, progress=bar.update)
     photos = real_photos or PROJECT_ROOT.parent / "shared" / "real_photos" / "edje_train"
     if photos.is_dir():
         n = len(list(photos.glob("*.xml")))
