@@ -6,7 +6,8 @@ round's scores from the journal's game are compared with the true game's. A roun
 differ must have at least one flag; a silent mismatch makes the run exit with status 1.
 
     .venv/bin/python benchmarks/referee.py                       # oracle recogniser, >= 20 rounds a profile
-    .venv/bin/python benchmarks/referee.py --recognizer onnx --rounds 2 --games 1
+    .venv/bin/python benchmarks/referee.py --recognizer onnx --rounds 2 --min-rounds 2
+    .venv/bin/python benchmarks/referee.py --profiles classic --films 8 --rounds 1   # one round to debug
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device"))
 
-from mayi_table.rules.events import GameStart  # noqa: E402
+from mayi_table.rules.events import Deal, GameStart  # noqa: E402
 from mayi_table.table.journal import Journal  # noqa: E402
 from mayi_table.table.referee import Referee  # noqa: E402
 from mayi_table.vision.classes import PhysicalCard  # noqa: E402
@@ -60,7 +61,12 @@ def play_film(
     stable_frames: int = 3,
     on_round: Callable[[RoundOutcome], None] | None = None,
 ) -> FilmResult:
-    """Run one film through reader and referee into a journal; compare each round with the truth."""
+    """Run one film through reader and referee into a journal; compare each round with the truth.
+
+    A flag counts for the true round being played when it was raised (from the round's deal to the
+    table cleared after it), whatever round the referee believed it was in: a round the referee got
+    wrong must be flagged while it is played or scored, not only somewhere earlier in the game.
+    """
     t0 = time.perf_counter()
     journal = Journal(journal_path)
     start = GameStart(film.run.game.profile.name, (), film.seats)
@@ -69,24 +75,31 @@ def play_film(
     reader = TableReader(film.zones, stable_frames=stable_frames)
     out = FilmResult()
     truth = film.run.game.results
-    flags_at_round_start = 0
+    # the true round (index into `truth`) at each count of true events
+    round_of_events: list[int] = []
+    k = -1
+    for ev in film.run.events:
+        if isinstance(ev, Deal):
+            k += 1
+        round_of_events.append(max(k, 0))
+    flags_in: list[int] = [0] * max(1, len(truth))
+    current = 0
     reported = 0
+    flags_seen = 0
 
-    def report() -> None:
-        nonlocal reported, flags_at_round_start
+    def report(upto: int) -> None:
+        nonlocal reported
         results = referee.game.results
-        while reported < len(results):
-            true = truth[reported] if reported < len(truth) else None
-            flags_now = len(referee.flags)
+        while reported < min(upto, len(truth)):
+            read = dict(results[reported].scores) if reported < len(results) else None
             oc = RoundOutcome(
                 film.run.game.profile.name,
                 film.seed,
-                results[reported].round,
-                dict(true.scores) if true else {},
-                dict(results[reported].scores),
-                flags_now - flags_at_round_start,
+                truth[reported].round,
+                dict(truth[reported].scores),
+                read,
+                flags_in[reported],
             )
-            flags_at_round_start = flags_now
             out.rounds.append(oc)
             if on_round:
                 on_round(oc)
@@ -97,25 +110,19 @@ def play_film(
             referee.on_press(item.seat, item.t, long=item.long)
         else:
             out.frames += 1
+            true_round = round_of_events[min(item.truth_events, len(round_of_events) - 1)]
+            if true_round != current:
+                report(true_round)
+                current = true_round
             snap = reader.feed(recognise(item), item.image, item.t)
             if snap is not None:
                 referee.on_snapshot(snap, item.t)
             referee.tick(item.t)
-        report()
-    # rounds the referee never closed count as misread, with the flags raised since
-    for k in range(reported, len(truth)):
-        oc = RoundOutcome(
-            film.run.game.profile.name,
-            film.seed,
-            truth[k].round,
-            dict(truth[k].scores),
-            None,
-            len(referee.flags) - flags_at_round_start,
-        )
-        flags_at_round_start = len(referee.flags)
-        out.rounds.append(oc)
-        if on_round:
-            on_round(oc)
+        new_flags = len(referee.flags) - flags_seen
+        flags_seen = len(referee.flags)
+        if new_flags and current < len(flags_in):
+            flags_in[current] += new_flags
+    report(len(truth))
     out.flags = len(referee.flags)
     out.seconds = time.perf_counter() - t0
     journal.close()
@@ -138,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profiles", default="petras,classic")
     ap.add_argument("--min-rounds", type=int, default=20, help="rounds per profile (whole games are played)")
     ap.add_argument("--rounds", type=int, default=None, help="stop each game after this many rounds")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1, help="games are films seed*1000, seed*1000+1, ...")
+    ap.add_argument("--films", default=None, help="play exactly these film seeds (comma-separated), e.g. 8,11")
     ap.add_argument("--size", default=None, help="frame size WxH (default 960x540 oracle, 1920x1080 otherwise)")
     ap.add_argument("--held-out", action="store_true", help="deck designs never used in training")
     ap.add_argument("--stable-frames", type=int, default=3)
@@ -160,11 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 0.0
     profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
     tmp = Path(tempfile.mkdtemp(prefix="mayi-referee-"))
+    films = [int(v) for v in args.films.split(",") if v.strip()] if args.films else None
     for profile in profiles:
         done = 0
         game_no = 0
-        while done < args.min_rounds:
-            seed = args.seed * 1000 + game_no
+        while (done < args.min_rounds) if films is None else (game_no < len(films)):
+            seed = args.seed * 1000 + game_no if films is None else films[game_no]
             film = GameFilm(
                 profile,
                 seed,

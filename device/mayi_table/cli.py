@@ -178,6 +178,7 @@ def train(
         Path("vision_models"), help="Copy the best weights here and export ONNX and NCNN (empty: skip)."
     ),
     recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
+    init_from: Path | None = typer.Option(None, help="Start a new run from these weights instead of from scratch."),
 ) -> None:
     """Train the corner-index detector or the index classifier from its YAML, offline, on the CPU; resumable."""
     from .vision import train as training
@@ -187,7 +188,9 @@ def train(
     data = data or (defaults["data"] / "data.yaml" if stage == "corners" else defaults["data"])
     if not data.exists() or (stage == "index" and not (data / "train").is_dir()):
         _fail(f"{data} does not exist; build it first with `mayi-table dataset --stage {stage}`")
-    best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe)
+    if init_from is not None and not init_from.is_file():
+        _fail(f"{init_from} does not exist")
+    best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe, init_from=init_from)
     typer.echo(f"best weights: {best}")
     if export_to is not None and str(export_to):
         imgsz = int(training.load_recipe(recipe)["train"].get("imgsz", 320))

@@ -8,8 +8,11 @@ when the buyer's press arrives). The device's clock is the film's: claim windows
 whatever the recogniser's speed.
 
 `position_file` makes the film a table that waits for the device: the device writes the film position
-of each frame it has fully processed, and a restarted device (after a crash) resumes the film from the
-start of the moment it was in, so nothing of the game happens while nobody watches.
+of each frame it has fully processed (the moment, and how many of the moment's presses it has handled),
+and a restarted device (after a crash) resumes the film from the start of the moment it was in, so
+nothing of the game happens while nobody watches; the presses it had handled are not pressed again
+(a player presses once), the others come again. Film times do not start over: a resumed film's frames
+and presses come at the times the uninterrupted film gives them.
 """
 
 from __future__ import annotations
@@ -45,9 +48,11 @@ class FilmSource:
         self.sleep = sleep
         self.now = 0.0  # film time of the last frame read
         self._items: Iterator[tuple[int, ButtonPress | FilmFrame]] | None = None
+        self._starts = moment_starts(film)
         self._pending: list[Press] = []
         self._presses_at: dict[int, list[Press]] = {}
-        self._position_at: dict[int, int] = {}
+        self._handed: collections.Counter[int] = collections.Counter()  # presses handed out, per moment
+        self._position_at: dict[int, tuple[int, int]] = {}
         self._labels: collections.deque[list[Any]] = collections.deque()
         self._seq = 0
         self._wall0: float | None = None
@@ -56,21 +61,37 @@ class FilmSource:
     def describe(self) -> str:
         return f"rendered game (seed {self.film.seed})"
 
-    def _start_moment(self) -> int:
+    def _start_position(self) -> tuple[int, int]:
+        """(moment, presses of it handled already) where the last run stopped; (0, 0) for a new film."""
         if self.position_file is None or not self.position_file.exists():
-            return 0
+            return 0, 0
         try:
-            return max(0, int(self.position_file.read_text().split()[0]))
-        except (ValueError, IndexError, OSError):
-            return 0
+            parts = [int(x) for x in self.position_file.read_text().split()]
+        except (ValueError, OSError):
+            return 0, 0
+        if not parts:
+            return 0, 0
+        return max(0, parts[0]), max(0, parts[1]) if len(parts) > 1 else 0
 
     def open(self) -> None:
-        start = self._start_moment()
+        if self._items is not None:
+            return  # reopened after an outage: the film carries on where it was
+        start, handled = self._start_position()
+        self._handed[start] = handled
 
         def items() -> Iterator[tuple[int, ButtonPress | FilmFrame]]:
+            skip = handled
             for k in range(start, len(self.film.moments)):
+                base = self._starts[k]  # items(k, k + 1) counts time from 0: the film's own clock goes on
                 for item in self.film.items(k, k + 1):
-                    yield k, item
+                    if isinstance(item, ButtonPress):
+                        if k == start and skip > 0:
+                            skip -= 1
+                            continue
+                        yield k, ButtonPress(item.seat, base + item.t, item.long)
+                    else:
+                        item.t += base
+                        yield k, item
 
         self._items = items()
         self._wall0 = None
@@ -81,13 +102,14 @@ class FilmSource:
         for moment, item in self._items:
             if isinstance(item, ButtonPress):
                 self._pending.append((item.seat, item.t, item.long))
+                self._handed[moment] += 1
                 continue
             self._pace(item.t)
             self.now = item.t
             seq = self._seq
             self._seq += 1
             self._presses_at[seq], self._pending = self._pending, []
-            self._position_at[seq] = moment
+            self._position_at[seq] = (moment, self._handed[moment])
             self._labels.append(item.labels)
             return Frame(item.image, item.t, seq)
         return None
@@ -102,7 +124,7 @@ class FilmSource:
             self.sleep(wait)
 
     def close(self) -> None:
-        self._items = None
+        pass  # the film is not a device: an outage (ResilientCamera closes and reopens) must not rewind it
 
     # ----- for the device --------------------------------------------------------------
     def presses_before(self, frame: Frame | None) -> list[Press]:
@@ -114,14 +136,32 @@ class FilmSource:
 
     def processed(self, frame: Frame) -> None:
         """The device has journaled all `frame` showed: a restart may resume from its moment."""
-        moment = self._position_at.pop(frame.seq, None)
-        if self.position_file is not None and moment is not None:
+        position = self._position_at.pop(frame.seq, None)
+        if self.position_file is not None and position is not None:
             tmp = self.position_file.with_suffix(".tmp")
-            tmp.write_text(f"{moment}\n")
+            tmp.write_text(f"{position[0]} {position[1]}\n")
             os.replace(tmp, self.position_file)
 
     def oracle(self) -> OracleReader:
         return OracleReader(self._labels)
+
+
+def moment_starts(film: GameFilm) -> list[float]:
+    """The film time at which each moment begins in `film.items()` (which times a whole film from 0),
+    so that one moment's items, timed from 0 by `film.items(k, k + 1)`, can be put back on that clock."""
+    out: list[float] = []
+    t = 0.0
+    for mom in film.moments:
+        out.append(t)
+        short = [p.t for p in mom.presses if not p.long]
+        t += max(short, default=0.0) + mom.wait_s + 0.2
+        arm = film.arm_frames if mom.actor is not None and film.arm_frames > 0 else 0
+        for _ in range(arm + film.steady_frames):
+            t += film.frame_dt
+        for p in mom.presses:
+            if p.long:
+                t += p.t + 0.2
+    return out
 
 
 class OracleReader:

@@ -2,10 +2,17 @@
 
 Every part that can fail on a family's table (config, journal, web port, model, camera, GPIO) is
 opened before the main loop and fails with one clear line and exit status 2.
+
+A config whose camera is `rendered` (a bot game drawn by the renderer) keeps its film position beside
+the journal, so a restarted device resumes the film where it was. Two environment variables, for
+tests and demos of that camera only (the YAML config keeps to what a real table needs):
+`MAYI_TABLE_RENDERED_ORACLE=1` reads the cards from the renderer's labels instead of loading the
+model, and `MAYI_TABLE_RENDERED_ROUNDS=N` films only the first N rounds.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import tempfile
 import threading
@@ -25,6 +32,8 @@ from .vision.render.game import GameFilm
 from .vision.table_reading import TableReader, Zones
 
 Echo = Callable[[str], None]
+ORACLE_ENV = "MAYI_TABLE_RENDERED_ORACLE"
+ROUNDS_ENV = "MAYI_TABLE_RENDERED_ROUNDS"
 
 
 class LaunchError(Exception):
@@ -99,24 +108,60 @@ def _stop_on_signals(device: Device) -> None:
         signal.signal(sig, lambda *_: device.stop())
 
 
+def _rendered_options(env: Any = None) -> tuple[bool, int | None]:
+    """(oracle, rounds) for a `rendered` camera, from the environment (see the module doc)."""
+    environ = os.environ if env is None else env
+    oracle = environ.get(ORACLE_ENV, "") not in ("", "0")
+    text = environ.get(ROUNDS_ENV, "")
+    try:
+        rounds = int(text) if text else None
+    except ValueError:
+        raise LaunchError(f"{ROUNDS_ENV} is {text!r}, not a number of rounds") from None
+    if rounds is not None and rounds < 1:
+        raise LaunchError(f"{ROUNDS_ENV} is {rounds}; film at least one round")
+    return oracle, rounds
+
+
+def film_position_file(journal: Path) -> Path:
+    """Where a `rendered` camera keeps its film position (beside the journal)."""
+    return journal.with_name(journal.name + ".film-position")
+
+
 def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
     """The device a config describes (camera, model, buttons, zones, journal, web)."""
     zones = Zones.from_mapping(cfg.zones)
-    recognizer = load_recognizer(cfg.detector.model_dir, cfg.detector.backend, cfg.detector.conf, cfg.detector.threads)
+    rendered_cam = cfg.camera if isinstance(cfg.camera, RenderedCamera) else None
+    oracle, rounds = _rendered_options() if rendered_cam is not None else (False, None)
+    recognizer: CardReader | None = None
+    if not oracle:
+        recognizer = load_recognizer(
+            cfg.detector.model_dir, cfg.detector.backend, cfg.detector.conf, cfg.detector.threads
+        )
     hub = open_hub(cfg.journal.path)
+    server: Any = None
     try:
         server = start_web(hub, cfg.host_pin, cfg.web.host, cfg.web.port)
         notifier = Notifier.from_env()
         film_source: FilmSource | None = None
-        if isinstance(cfg.camera, RenderedCamera):
-            rc = cfg.camera
+        first_dealer: str | None = None
+        if rendered_cam is not None:
+            rc = rendered_cam
             if rc.players > len(cfg.seats):
                 raise LaunchError(f"camera.players is {rc.players} but the config has {len(cfg.seats)} seats")
             names = [s.name for s in cfg.seats[: rc.players]]
-            film = film_for(rc.profile, rc.seed, rc.players, (rc.width, rc.height), zones, names)
-            film_source = FilmSource(film, speed=rc.speed)
+            try:
+                film = film_for(rc.profile, rc.seed, rc.players, (rc.width, rc.height), zones, names, rounds=rounds)
+            except ValueError as e:
+                raise LaunchError(f"cannot film the rendered game: {e}") from None
+            position = film_position_file(cfg.journal.path)
             if hub.game is None:
+                position.unlink(missing_ok=True)  # a new game: an old film's position means nothing
                 hub.start_game(rc.profile, film.seats, first_dealer=film.first_dealer, source="tablet")
+            film_source = FilmSource(film, speed=rc.speed, position_file=position)
+            first_dealer = film.first_dealer
+            if oracle:
+                recognizer = film_source.oracle()
+                hub.update_device(recognizer_backend="oracle")
 
             def rendered(_: RenderedCamera) -> Any:
                 assert film_source is not None
@@ -125,10 +170,12 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
             camera = camera_from_config(cfg.camera, rendered=rendered)
         else:
             camera = camera_from_config(cfg.camera)
+        assert recognizer is not None
         device = Device(
             hub=hub,
             camera=camera,
             recognizer=recognizer,
+            first_dealer=first_dealer,
             reader_factory=lambda: TableReader(
                 zones,
                 stable_frames=cfg.reading.stable_frames,
@@ -146,9 +193,12 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
         if film_source is None:
             device.panel = _open_panel(cfg, device)
     except BaseException:
+        if server is not None:
+            server.stop()  # else its thread serves on with the journal closed
         hub.close()
         raise
-    hub.update_device(recognizer_backend=cfg.detector.backend)
+    if not oracle:
+        hub.update_device(recognizer_backend=cfg.detector.backend)
     echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host")
     return Parts(hub, server, device)
 
@@ -252,6 +302,7 @@ def demo_main(
         clock=None,
         presses_for=source.presses_before,
         on_processed=source.processed,
+        first_dealer=film.first_dealer,
     )
     echo(f"May I? Table demo: {profile}, {players} players, seed {seed}, {len(film)} moments to film")
     echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host (PIN {pin})   journal: {journal}")

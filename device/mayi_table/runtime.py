@@ -115,10 +115,13 @@ class Device:
         on_processed: Callable[[Frame], None] | None = None,
         presses_for: Callable[[Frame | None], list[tuple[str, float, bool]]] | None = None,
         annotate_view: bool = True,
+        first_dealer: str | None = None,
     ) -> None:
         """`clock` None: the device's time is the time of the last frame processed (a film's clock).
         `presses_for(frame)`: button presses that belong before a frame (a film's, in order with its
-        frames; None at the end). `on_processed(frame)`: called once a frame's events are journaled."""
+        frames; None at the end). `on_processed(frame)`: called once everything the frame and its
+        presses caused is journaled (claim decisions included). `first_dealer`: who deals round 1 when
+        neither the hub (it forgets across a restart) nor the journal (no deal yet) says."""
         self.hub = hub
         self.camera = camera
         self.recognizer = recognizer
@@ -130,6 +133,8 @@ class Device:
         self.watchdog = watchdog or Watchdog(self.notifier, None)
         self.last_t = 0.0
         self.clock: Callable[[], float] = clock if clock is not None else (lambda: self.last_t)
+        self._film_clock = clock is None
+        self._first_dealer = first_dealer
         self.presses_for = presses_for
         self.min_confidence = min_confidence
         self.claim_window_s = claim_window_s
@@ -230,7 +235,9 @@ class Device:
         start: GameStart = game.start
         if self.referee is not None and self.referee.game.start == start:
             return
-        first = self.hub.first_dealer or self._first_dealer_in_history() or start.seats[0]
+        first = self.hub.first_dealer or self._first_dealer_in_history() or self._first_dealer
+        if first not in start.seats:
+            first = start.seats[0]
         claims = ClaimDesk(game, length_s=self.claim_window_s)
         try:
             self.referee = Referee(
@@ -248,8 +255,9 @@ class Device:
 
     def _first_dealer_in_history(self) -> str | None:
         for line in self.hub.history(public=True):
-            if line.get("type") == Deal.__name__.lower() or line.get("type") == "deal":
-                dealer = line.get("dealer")
+            event = line.get("event") or {}  # history lines are {"seq", "event"}
+            if event.get("type") == Deal.__name__.lower():
+                dealer = event.get("dealer")
                 return str(dealer) if dealer else None
         return None
 
@@ -296,8 +304,6 @@ class Device:
         if self.annotate_view and frame.t - self._last_view >= CAMERA_VIEW_EVERY_S:
             self._last_view = frame.t
             self._publish_view(frame, cards)
-        if self.on_processed is not None:
-            self.on_processed(frame)
 
     def _publish_view(self, frame: Frame, cards: list[PhysicalCard]) -> None:
         import cv2
@@ -317,13 +323,16 @@ class Device:
         if st.state != self._last_camera_state:
             self._last_camera_state = st.state
             ok = st.state in ("ok", "ended")
-            self.hub.update_device(camera_ok=ok, error=st.last_error or "")
+            # the error shows while the outage lasts; once frames flow again it is cleared
+            self.hub.update_device(camera_ok=ok, error="" if ok else st.last_error or "")
             _info("camera", state=st.state, error=st.last_error, attempts=st.attempts, outages=st.outages)
             self.notifier.status(f"camera {st.state}" + (f": {st.last_error}" if st.last_error else ""))
 
     def _tick(self) -> None:
         now = self.clock()
         self._handle_presses()
+        if self._film_clock and self.stats.frames_processed == 0:
+            return  # the film's clock starts with its first frame: no time to decide windows by before it
         if self.referee is not None:
             self.referee.tick(now)
             self._version_seen = self.hub.version
@@ -332,6 +341,12 @@ class Device:
         self.watchdog.tick()
 
     # ----- the loop ------------------------------------------------------------------
+    def _maybe_ready(self) -> None:
+        if not self._ready.is_set() and self._first_frame.is_set():
+            self._ready.set()
+            self.notifier.ready("refereeing")
+            _info("ready")
+
     def run(self, ready_timeout: float | None = None) -> int:
         """Run until stopped or the source ends; the exit status (0 when all went well)."""
         for target, name in ((self._camera_loop, "camera"), (self._recognize_loop, "recogniser")):
@@ -341,10 +356,7 @@ class Device:
         self._ensure_referee()
         try:
             while not self._stop.is_set():
-                if not self._ready.is_set() and self._first_frame.is_set():
-                    self._ready.set()
-                    self.notifier.ready("refereeing")
-                    _info("ready")
+                self._maybe_ready()
                 self._camera_status()
                 try:
                     item = self._results.get(timeout=0.05)
@@ -357,8 +369,11 @@ class Device:
                     self._tick()
                     break
                 frame, cards = item
+                self._maybe_ready()  # the frame may have come since the loop's top: READY before any ping
                 self._process(frame, cards)
-                self._tick()
+                self._tick()  # may journal a claim decision this frame's time brought
+                if self.on_processed is not None:
+                    self.on_processed(frame)
         finally:
             self._stop.set()
             self._camera_status()

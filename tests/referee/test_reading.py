@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -140,3 +141,52 @@ def test_film_is_deterministic_and_presses_in_time(film: GameFilm) -> None:
     times = [x.t for x in a]
     assert times == sorted(times)
     assert any(isinstance(x, ButtonPress) for x in a)
+
+
+def _table_with_card(x: int, y: int, arm: bool = False) -> np.ndarray:
+    img = np.full((SIZE[1], SIZE[0], 3), (60, 110, 70), np.uint8)
+    cv2.rectangle(img, (x, y), (x + 36, y + 50), (235, 235, 235), -1)
+    cv2.putText(img, "K", (x + 3, y + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (20, 20, 20), 1)
+    if arm:
+        cv2.line(img, (x + 60, SIZE[1]), (x + 18, y + 25), (120, 160, 215), 70)
+    return img
+
+
+def test_identical_card_put_down_under_an_arm_gets_a_new_track() -> None:
+    """A card an arm replaced by one of the same name (a KS thrown on a KS) is another card: a new
+    track, so the referee sees a discard; a card the arm only passed over keeps its track."""
+    x, y = int(0.58 * SIZE[0]), int(0.45 * SIZE[1])
+
+    def seen(px: int, py: int) -> list[PhysicalCard]:
+        box = (float(px), float(py), float(px + 36), float(py + 50))
+        return [PhysicalCard("KS", 1.0, box, (Corner("KS", 1.0, box), Corner("KS", 1.0, box)))]
+
+    for moved in (False, True):
+        reader = TableReader(Zones.four_seats(), stable_frames=2)
+        snaps = [reader.feed(seen(x, y), _table_with_card(x, y), float(t)) for t in range(3)]
+        first = next(s for s in snaps if s is not None)
+        assert first.discard_top is not None and first.discard_top.card == "KS"
+        assert reader.feed([], _table_with_card(x, y, arm=True), 3.0) is None and reader.covered
+        nx, ny = (x + 4, y + 3) if moved else (x, y)
+        after = [reader.feed(seen(nx, ny), _table_with_card(nx, ny), float(t)) for t in range(4, 8)]
+        new = [s for s in after if s is not None]
+        if moved:
+            assert len(new) == 1 and new[0].discard_top is not None
+            assert new[0].discard_top.card == "KS" and new[0].discard_top.track != first.discard_top.track
+        else:
+            assert not new  # nothing changed
+
+
+def test_every_meld_index_shows_with_a_wide_index_design() -> None:
+    """Rows are fanned so that each card's index shows, even where a design's index is wide (the 10s
+    of classic seed 8 were hidden with a fixed 17 mm step)."""
+    from mayi_table.vision.render.game import fan_spacing
+
+    film = GameFilm("classic", 27, size=SIZE, steady_frames=1, arm_frames=0, stop_after_round=1)
+    assert film.design.name == "proc20"
+    step, pitch = fan_spacing(film.design)
+    assert step > 17.0
+    k = max(range(len(film.moments)), key=lambda i: sum(len(c) for _, c in film.moments[i].melds))
+    frame = _frames(film, k, k + 1)[-1]
+    hidden = [lab.card for lab in frame.labels if lab.zone.startswith("seat") and all(q is None for q in lab.corners)]
+    assert not hidden

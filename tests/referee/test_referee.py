@@ -169,3 +169,86 @@ def test_restart_from_the_journal_gives_the_same_state(journal: Journal, tmp_pat
     assert kinds(again)[-1] == ("Discard", "Dee", "")
     with pytest.raises(ValueError, match="not this"):
         Referee(again, GameStart("classic", (), SEATS), "Dee")
+
+
+def test_discard_onto_an_identical_card(journal: Journal) -> None:
+    """Another card of the top card's name (the reader gave it a new track) is a discard."""
+    ref, table = dealt(journal)
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    table.discard("KS")  # Bob drew from the stock and threw the other KS onto it
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+    assert ref.game.round is not None and ref.game.round.pile == ["3D", "KS", "KS"]
+    assert not ref.flags
+
+
+def test_discard_of_the_name_under_the_top_after_a_take(journal: Journal) -> None:
+    """The seat that took the top card discards a card named like the one under it: a discard, not a
+    second take (petras seed 11, round 1)."""
+    ref, table = dealt(journal)
+    jd = card("JD", 520, 270)
+    for c in (card("7C", 500, 270), jd, card("6D", 540, 270)):  # Ann, Bob, Cy
+        table.top = c
+        ref.on_snapshot(table.snap(), table.t)
+    ref.on_press("Dee", table.t + 0.5)  # Dee takes 6D as its draw
+    assert kinds(journal)[-1] == ("Draw", "Dee", "discard")
+    table.top = jd
+    ref.on_snapshot(table.snap(), table.t + 1)
+    seven = card("7C", 505, 272)
+    snap = TableSnapshot(table.t + 2, 99, tuple(tuple(r) for r in table.rows), (jd, seven), seven, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 2)
+    assert kinds(journal)[-1] == ("Discard", "Dee", "")
+    assert ref.game.round is not None and ref.game.round.pile[-2:] == ["JD", "7C"]
+    assert not ref.flags
+
+
+def test_joker_laid_off_below_a_run_takes_the_low_end() -> None:
+    """Which joker of the row is the new one is unknown; where the meld's block lies says its role
+    (classic seed 8, round 2: JK onto 9S JK(10S) JS QS KS is the 8S)."""
+    from mayi_table.rules.melds import read_meld
+    from mayi_table.rules.profiles import make_profile
+    from mayi_table.table.referee import _layoff_cards
+
+    meld = read_meld(["9S", "JK:10S", "JS", "QS", "KS"], make_profile("classic"), kind="run", run_min=4)[0]
+    add = [card("JK")]
+    for names in (("JK", "9S", "JK", "JS", "QS", "KS"), ("KS", "QS", "JS", "JK", "9S", "JK")):
+        r = SeenMeld(tuple(card(n) for n in names))
+        assert _layoff_cards(meld, r, add) == ("JK:8S",)
+    high = SeenMeld(tuple(card(n) for n in ("9S", "JK", "JS", "QS", "KS", "JK")))
+    assert _layoff_cards(meld, high, add) == ("JK:AS",)
+
+
+def test_lost_meld_and_cleared_table_are_flagged_and_followed_by_flags(journal: Journal) -> None:
+    """The referee notices when its journal no longer explains the table: melds gone (flagged once),
+    the table cleared while the round is unfinished, and every deal after that until a resync."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert [k[0] for k in kinds(journal)[-3:]] == ["Draw", "Open", "Discard"] and not ref.flags
+    table.rows[0] = [row("QC", "QD", "QH", y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    ref.on_snapshot(table.snap(), table.t)  # the same reading again: not flagged twice
+    assert len(ref.flags) == 1 and "no longer shows" in ref.flags[0].reason
+    table.rows[0] = []
+    table.discard(None)
+    ref.on_snapshot(table.snap(), table.t)  # cleared while round 1 is in play
+    assert len(ref.flags) == 2 and "cleared" in ref.flags[1].reason and ref.lost
+    events = len(journal.events())
+    table.discard("5H")  # the next deal's upcard
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 3 and "new deal" in ref.flags[2].reason
+    assert len(journal.events()) == events  # nothing is journaled while the referee is lost
+    ref.resync()
+    assert not ref.lost
+
+
+def test_melds_without_a_seen_deal_are_flagged(journal: Journal) -> None:
+    ref = Referee(journal, START, "Dee")
+    table = Table()
+    table.rows[1] = [row("7H", "7D", "7S", y=300)]
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1 and "no deal of round 1" in ref.flags[0].reason
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1

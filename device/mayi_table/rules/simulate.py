@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from .bots import make_bot
 from .cards import Card
 from .engine import Game, claim_winner
-from .events import Buy, Deal, Draw, Event, GameStart
+from .events import Buy, Deal, Discard, Draw, Event, GameStart
 
 SEAT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
 MAX_EVENTS_PER_ROUND = 5000  # a safety stop for a bug, never reached by legal bot play
@@ -69,10 +69,12 @@ def play_game(
     bots = {s: make_bot(strategies[i % len(strategies)], random.Random(rng.random())) for i, s in enumerate(seats)}
     table = _Table(rng)
     run = GameRun(events, game)
+    discarders: list[str | None] = []  # who threw each card of the discard pile (None: the upcard)
 
     def apply(ev: Event) -> None:
         game.apply(ev)
         events.append(ev)
+        _follow_pile(game, ev, discarders)
         if on_event is not None:
             on_event(game, ev)
 
@@ -97,7 +99,7 @@ def play_game(
                     _quick_layoffs(game, bots, apply)
                     if r.over:
                         break
-                _claim_window(game, bots, table, apply)
+                _claim_window(game, bots, table, apply, discarders)
                 if r.over:
                     break
                 if r.drawn:
@@ -138,8 +140,30 @@ def _quick_layoffs(game: Game, bots: dict[str, Any], apply: Callable[[Event], No
                 return
 
 
-def _claim_window(game: Game, bots: dict[str, Any], table: _Table, apply: Callable[[Event], None]) -> None:
-    """After a discard: the player to act may take it; else others claim it, nearest clockwise first."""
+def _follow_pile(game: Game, ev: Event, discarders: list[str | None]) -> None:
+    """Keep `discarders` in step with the discard pile after `ev`."""
+    if isinstance(ev, Deal):
+        discarders[:] = [None]
+    elif isinstance(ev, Discard):
+        discarders.append(ev.seat)
+    elif (isinstance(ev, Draw) and ev.source_pile == "discard") or isinstance(ev, Buy):
+        if discarders:
+            discarders.pop()
+    r = game.round
+    if r is not None and len(discarders) > len(r.pile):
+        del discarders[: len(discarders) - len(r.pile)]  # the pile under the top was recycled into the stock
+
+
+def _claim_window(
+    game: Game,
+    bots: dict[str, Any],
+    table: _Table,
+    apply: Callable[[Event], None],
+    discarders: list[str | None] | None = None,
+) -> None:
+    """After a discard: the player to act may take it; else others claim it, nearest clockwise first.
+
+    A seat never claims a card it discarded itself (the claim desk passes the discarder over)."""
     r = game.round
     assert r is not None
     bought_here: set[str] = set()
@@ -149,7 +173,12 @@ def _claim_window(game: Game, bots: dict[str, Any], table: _Table, apply: Callab
         if bots[turn].wants_discard(game, turn, top):
             apply(Draw(turn, "discard"))
             return
-        claimants = [s for s in r.players if s != turn and s not in bought_here and bots[s].wants_buy(game, s, top)]
+        thrower = discarders[-1] if discarders and len(discarders) == len(r.pile) else None
+        claimants = [
+            s
+            for s in r.players
+            if s != turn and s != thrower and s not in bought_here and bots[s].wants_buy(game, s, top)
+        ]
         buyer = claim_winner(game, claimants)
         if buyer is None:
             return

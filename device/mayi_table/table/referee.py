@@ -48,7 +48,7 @@ from ..rules.engine import Game, IllegalMove
 from ..rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from ..rules.melds import Meld, position_rank
 from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
-from .claims import DEFAULT_LENGTH_S, ClaimDesk
+from .claims import DEFAULT_LENGTH_S, ClaimDesk, _claimable
 
 
 class JournalLike(Protocol):
@@ -101,11 +101,16 @@ class Referee:
             journal.append_event(start, source="tablet")
             game = journal.game
             assert game is not None
+            self._reopen = False
         elif game.seats != start.seats or game.profile.name != start.profile:
             raise RefereeError(
                 f"the journal holds a {game.profile.name} game of {', '.join(game.seats)}, "
                 f"not this {start.profile} game of {', '.join(start.seats)}"
             )
+        else:
+            # a restart: the claim window (in memory) on the journal's top discard died with the old
+            # process; it is opened again at the first call that brings the time (`_reopen_window`)
+            self._reopen = True
         self.game: Game = game
         self.seats: tuple[str, ...] = start.seats
         self.claims = claims if claims is not None else ClaimDesk(self.game, length_s=claim_window_s)
@@ -123,6 +128,10 @@ class Referee:
         self.last: TableSnapshot | None = None
         self._prev_top: SeenCard | None = None
         self._pile_at_last: tuple[str, ...] = ()
+        self._was_empty = True  # the last snapshot showed no card at all
+        self.lost = False  # the table was cleared before the journal's round ended: wait for the host
+        self._old_top_track: int | None = None  # the discard top when the last round ended
+        self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
 
     # ----- journaling ------------------------------------------------------------------
     def _commit(self, ev: Event, source: str, now: float, snap: TableSnapshot | None, region: list[SeenCard]) -> bool:
@@ -176,11 +185,30 @@ class Referee:
             self.claims.set_game(game)
         self.ignored.clear()
         self.ignored_top = None
-        if self.last is not None:
+        self._noted.clear()
+        if self.lost:
+            self.lost = False
+            self.cleared = True  # the host corrected the journal: the next deal is followed
+        if self.last is not None and self.game.round is not None and self.game.expected_round() is None:
             self._set_aside_all(self.last)
 
     # ----- buttons and time ------------------------------------------------------------
+    def _reopen_window(self, now: float) -> None:
+        """After a restart: a discard (or an upcard, or a card a buy exposed) that can still be claimed
+        gets a full window again, as if just put down; claims made before the restart are lost."""
+        self._reopen = False
+        r = self.game.round
+        if r is None or self.claims.window is not None or _claimable(self.game) is None:
+            return
+        just_dealt = len(r.pile) == 1 and not r.table and all(n == r.contract.dealt for n in r.counts.values())
+        if r.last_buyer is not None or just_dealt:
+            self.claims.on_buy(now)  # no discarder to pass over (as `_commit` does after a buy or a deal)
+        else:
+            self.claims.on_discard(now)
+
     def on_press(self, seat: str, now: float, long: bool = False) -> None:
+        if self._reopen:
+            self._reopen_window(now)
         if seat not in self.seats:
             return
         if long:
@@ -192,6 +220,8 @@ class Referee:
         self.tick(now)
 
     def tick(self, now: float) -> None:
+        if self._reopen:
+            self._reopen_window(now)
         d = self.claims.poll(now)
         if d is not None and d.granted:
             ev = d.event()
@@ -216,6 +246,19 @@ class Referee:
             if g.complete:
                 return
             r = g.round
+            if self.lost:
+                self._while_lost(snap)
+                return
+            if snap.empty() and not self._was_empty and r is not None and g.expected_round() is None:
+                if r.over or r.table or len(r.pile) > 1:  # (a lone upcard may have been taken)
+                    # the table was cleared but the journal's round is not finished: the referee has
+                    # lost the game (a missed or misread move); until the host corrects the journal
+                    # (then `resync`), every new deal is flagged and nothing is journaled
+                    what = "has not ended" if not r.over else "was never scored (the spread hands did not fit)"
+                    self._flag(None, f"the table was cleared but round {r.number} {what} in the journal", snap, [])
+                    self.lost = True
+                    self.cleared = True
+                    return
             if r is None or g.expected_round() is not None:
                 self._await_deal(snap, now)
             elif r.over:
@@ -225,8 +268,32 @@ class Referee:
         finally:
             self.last = snap
             self._prev_top = snap.discard_top
+            self._was_empty = snap.empty()
             r = self.game.round
             self._pile_at_last = tuple(r.pile) if r is not None else ()
+
+    def _while_lost(self, snap: TableSnapshot) -> None:
+        if snap.empty():
+            self.cleared = True
+            return
+        if self.cleared and not self._seat_zone_cards(snap) and len(snap.discard) == 1:
+            self.cleared = False
+            r = self.game.round
+            number = r.number if r is not None else "?"
+            self._flag(
+                None,
+                f"a new deal (upcard {snap.discard[0].card}) but round {number} is unfinished in the journal: "
+                "the referee follows again once the host has corrected it",
+                snap,
+                list(snap.discard),
+            )
+
+    def _note(self, key: str, reason: str, snap: TableSnapshot, region: list[SeenCard]) -> None:
+        """Flag a state the journal cannot explain, once (until the next deal)."""
+        if key in self._noted:
+            return
+        self._noted.add(key)
+        self._flag(None, reason, snap, region)
 
     def _seat_zone_cards(self, snap: TableSnapshot) -> list[SeenCard]:
         return [c for melds in snap.seats for m in melds for c in m.cards]
@@ -237,12 +304,26 @@ class Referee:
             self.cleared = True
             return
         first = self.game.round is None
-        if seat_cards or snap.discard_top is None or not (self.cleared or first):
-            return
         due = self.game.expected_round()
+        if seat_cards and (self.cleared or first):
+            # melds of a round whose deal was never seen: nothing of it can be followed
+            self._note(
+                f"no-deal:{due}",
+                f"cards are laid in the seats' zones but no deal of round {due} was seen: " + _list(seat_cards),
+                snap,
+                seat_cards,
+            )
+            return
+        top = snap.discard_top
+        if seat_cards or top is None:
+            return
+        # the upcard: a lone card after the table was seen empty, or (the empty table missed) a lone
+        # card that is not the last round's discard top
+        lone_new = len(snap.discard) == 1 and top.track != self._old_top_track
+        if not (self.cleared or first or lone_new):
+            return
         assert due is not None
         dealer = self.game.expected_dealer() or self.first_dealer
-        top = snap.discard_top
         ev = Deal(due, dealer, Card(top.card), source="camera")
         if top.confidence < self.min_confidence:
             self._flag(ev, f"unsure reading of the upcard {top.card} ({top.confidence:.2f})", snap, [top])
@@ -251,6 +332,7 @@ class Referee:
             self.cleared = False
             self.ignored.clear()
             self.ignored_top = None
+            self._noted.clear()
 
     # ----- round end -------------------------------------------------------------------
     def _spreads(self, snap: TableSnapshot) -> dict[str, list[SeenCard]]:
@@ -290,8 +372,8 @@ class Referee:
         elif not complete:
             short = [f"{s} shows {len(spreads.get(s, []))} of {r.counts[s]}" for s in r.players]
             self._flag(ev, "the spread hands do not match the hand sizes: " + ", ".join(short), snap, cards)
-        else:
-            self._commit(ev, "camera", now, snap, cards)
+        elif self._commit(ev, "camera", now, snap, cards):
+            self._old_top_track = snap.discard_top.track if snap.discard_top is not None else None
 
     # ----- play ------------------------------------------------------------------------
     def _set_aside_all(self, snap: TableSnapshot) -> None:
@@ -376,20 +458,24 @@ class Referee:
             return "same"
         if pile and top.card == pile[-1]:
             prev = self._prev_top
-            # the same name on top, but another card: a discard onto an identical card (only when
-            # no button event changed the pile since the last snapshot: a take reveals a card too)
-            moved = (
+            # the same name on top, but another card (the reader gives a card an arm replaced a new
+            # track): a discard onto an identical card (only when no button event changed the pile
+            # since the last snapshot: a take reveals a card too)
+            replaced = (
                 prev is not None
                 and prev.card == top.card
                 and prev.track != top.track
                 and tuple(pile) == self._pile_at_last
-                and _moved(prev, top)
             )
-            if not moved:
+            if not replaced:
                 return "same"
             return "ambiguous" if len(pile) >= 2 and pile[-2] == top.card and not r.drawn else "new"
         if len(pile) >= 2 and top.card == pile[-2]:
-            return "taken"
+            # the card under the old top shows again: a take, unless the seat to act has drawn already
+            # (then it discarded a card of that name) or the old top is still seen under it
+            prev = self._prev_top
+            under = prev is not None and any(c.track == prev.track and c is not top for c in snap.discard)
+            return "new" if r.drawn or under else "taken"
         return "new"
 
     def _play(self, snap: TableSnapshot, now: float) -> None:
@@ -472,6 +558,11 @@ class Referee:
                 self._flag(planned, "unsure reading: " + "; ".join(lost), snap, cards)
             self._after_flags(snap)
             return
+        if lost:
+            # melds the journal holds that the table no longer shows: a misreading, or the journal
+            # has lost the game; either way the host must look
+            region = [c for rows in snap.seats for row in rows for c in row.cards]
+            self._note("lost:" + "; ".join(lost), "the table no longer shows " + "; ".join(lost), snap, region)
         for ev, cards in pre + plan:
             unsure = [c for c in cards if c.confidence < self.min_confidence]
             if unsure:
@@ -521,11 +612,6 @@ def _list(cards: list[SeenCard]) -> str:
     return ", ".join(f"{c.card} ({c.confidence:.2f})" for c in cards)
 
 
-def _moved(a: SeenCard, b: SeenCard) -> bool:
-    size = max(a.box[2] - a.box[0], a.box[3] - a.box[1], 1.0)
-    return max(abs(u - v) for u, v in zip(a.box, b.box)) > 0.12 * size
-
-
 def _minus(cards: list[SeenCard], remove: Counter[str]) -> list[SeenCard]:
     left = Counter(remove)
     out = []
@@ -542,27 +628,30 @@ def _all_ignored(row: SeenMeld, skip: Counter[str]) -> bool:
 
 
 def _layoff_cards(meld: Meld, row: SeenMeld, add: list[SeenCard]) -> tuple[str, ...]:
-    """The lay-off as written: a joker onto a run gets its role from where it lies in the row."""
+    """The lay-off as written: a joker onto a run gets its role from where it lies in the row.
+
+    The row reads the run ascending or descending, the meld's cards in one block with the new cards
+    beyond its ends; which joker of the row is the new one does not matter, only where the block
+    lies. The cards are written nearest the meld first (each one extends the run by one)."""
     if meld.kind != "run" or not any(c.card == "JK" for c in add):
         return tuple(c.card for c in add)
-    added = {id(c) for c in add}
-    order = list(row.cards)
-    naturals = [k for k, c in enumerate(order) if id(c) not in added]
-    if not naturals:
-        return tuple(c.card for c in add)
-    first = naturals[0]
-    # the row runs ascending when the meld's lowest card leads it; else it was laid descending
-    ascending = order[first].card == meld.cards[0]
-    out = []
-    for k, c in enumerate(order):
-        if id(c) not in added:
-            continue
-        if c.card != "JK":
-            out.append(c.card)
-            continue
-        pos = meld.low + (k - first) if ascending else meld.high - (k - first)
-        out.append(f"JK:{position_rank(pos)}{meld.suit}")
-    return tuple(out)
+    names = list(row.names)
+    want = Counter(c.card for c in add)
+    n = len(meld.cards)
+    for seq in (names, names[::-1]):
+        for lows in range(len(seq) - n + 1):
+            if tuple(seq[lows : lows + n]) != tuple(meld.cards):
+                continue
+            below, above = seq[:lows], seq[lows + n :]
+            if Counter(below + above) != want:
+                continue
+            out = []
+            for k, c in enumerate(reversed(below)):  # nearest the meld first
+                out.append(f"JK:{position_rank(meld.low - 1 - k)}{meld.suit}" if c == "JK" else c)
+            for k, c in enumerate(above):
+                out.append(f"JK:{position_rank(meld.high + 1 + k)}{meld.suit}" if c == "JK" else c)
+            return tuple(out)
+    return tuple(c.card for c in add)
 
 
 def snapshot_summary(snap: TableSnapshot) -> dict[str, Any]:

@@ -51,6 +51,7 @@ def model_file(backend: str, stem: str = "corners") -> str:
     """The file (or ncnn folder) name of a model inside the model folder: corners.onnx, index_ncnn_model, ..."""
     return MODEL_FILES[backend].replace("corners", stem, 1)
 
+
 NCNN_PARAM, NCNN_BIN, NCNN_META = "model.ncnn.param", "model.ncnn.bin", "metadata.yaml"
 METADATA_FILE = "model.yaml"
 

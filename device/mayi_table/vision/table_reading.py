@@ -176,6 +176,7 @@ class _Track:
     seen: int
     cand_zone: str | None = None
     cand_count: int = 0
+    box: Box = (0.0, 0.0, 0.0, 0.0)
 
 
 def _centre(box: Box) -> Point:
@@ -197,8 +198,11 @@ class TableReader:
         keep_missed: int = 8,
         settle_frames: int = 3,
         frame_size: tuple[int, int] = (1920, 1080),
+        replaced_share: float = 0.03,
     ) -> None:
-        """`frame_size` (width, height) places the zones when `feed` is given no frame."""
+        """`frame_size` (width, height) places the zones when `feed` is given no frame;
+        `replaced_share`: the share of a touched card's box that must change for it to count as
+        another card of the same name."""
         if stable_frames < 1 or inertia < 1:
             raise ValueError("stable_frames and inertia must be at least 1")
         self.zones = zones
@@ -211,14 +215,17 @@ class TableReader:
         self.keep_missed = keep_missed
         self.settle_frames = settle_frames
         self.frame_size = frame_size
+        self.replaced_share = replaced_share
         self.frame_no = 0
         self.covered = False  # whether the last frame was skipped as covered
+        self.settled = False  # whether the last frame was accepted for holding still (it counts as stable)
         self.skipped = 0
         self._ref: np.ndarray | None = None
         self._covered_run = 0
         self._still_run = 0
         self._prev: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where an arm was, since the last accepted frame
+        self._gray: np.ndarray | None = None  # the last accepted frame, grey, to see which cards an arm replaced
         self._tracks: list[_Track] = []
         self._next_id = 1
         self._streak: tuple[Any, int] | None = None
@@ -260,6 +267,7 @@ class TableReader:
             self._still_run = self._still_run + 1 if still else 0
             if self._still_run >= self.settle_frames:
                 covered = False
+                self.settled = True
         if covered and self._covered_run < self.max_covered:
             self._covered_run += 1
             self._touched = changed if self._touched is None else (self._touched | changed)
@@ -320,6 +328,7 @@ class TableReader:
                 tr = found
                 tr.cand_zone, tr.cand_count = None, 0
             tr.centre = _centre(c.box)
+            tr.box = c.box
             tr.seen = self.frame_no
             if len(c.corners) >= 2:
                 if tr.two_since is None:
@@ -330,18 +339,33 @@ class TableReader:
         self._tracks = [t for t in self._tracks if self.frame_no - t.seen <= self.keep_missed]
         return out
 
-    def _renew_touched(self, touched: np.ndarray, size: tuple[int, int]) -> None:
+    def _renew_touched(
+        self, touched: np.ndarray, size: tuple[int, int], before: np.ndarray | None, now: np.ndarray | None
+    ) -> None:
         """Cards where an arm was may have been replaced by a card of the same name (a discard on
-        an identical top card): their tracks get new ids, so the reading changes and the referee
-        compares positions. When a card became fully visible is kept, for the discard top."""
-        mask = cv2.dilate(touched.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        an identical top card): a tracked card that the arm reached (any part of its box) and whose
+        pixels changed between the frames before and after the arm gets a new track id, so the
+        reading changes and the referee sees another card. An arm that passed over a card and left it
+        where it was changes nothing. When a card became fully visible is kept, for the discard top."""
+        mask = cv2.dilate(touched.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
         mh, mw = mask.shape
         for tr in self._tracks:
-            x = min(mw - 1, max(0, int(tr.centre[0] / size[0] * mw)))
-            y = min(mh - 1, max(0, int(tr.centre[1] / size[1] * mh)))
-            if mask[y, x]:
-                tr.id = self._next_id
-                self._next_id += 1
+            x1 = min(mw - 1, max(0, int(tr.box[0] / size[0] * mw)))
+            y1 = min(mh - 1, max(0, int(tr.box[1] / size[1] * mh)))
+            x2 = min(mw - 1, max(0, int(tr.box[2] / size[0] * mw)))
+            y2 = min(mh - 1, max(0, int(tr.box[3] / size[1] * mh)))
+            if not mask[y1 : y2 + 1, x1 : x2 + 1].any():
+                continue
+            if before is not None and now is not None and before.shape == now.shape:
+                bx1, by1 = max(0, int(tr.box[0])), max(0, int(tr.box[1]))
+                bx2, by2 = min(now.shape[1], int(math.ceil(tr.box[2]))), min(now.shape[0], int(math.ceil(tr.box[3])))
+                if bx2 <= bx1 or by2 <= by1:
+                    continue
+                diff = cv2.absdiff(before[by1:by2, bx1:bx2], now[by1:by2, bx1:bx2])
+                if float((diff > 40).mean()) < self.replaced_share:
+                    continue  # the same card where it was
+            tr.id = self._next_id
+            self._next_id += 1
 
     # ----- one frame -------------------------------------------------------------------
     def feed(
@@ -349,6 +373,7 @@ class TableReader:
     ) -> TableSnapshot | None:
         """Read one frame; a snapshot when a new stable reading is reached, else None."""
         self.frame_no += 1
+        self.settled = False
         if frame is not None and self.is_covered(frame):
             self.covered = True
             self.skipped += 1
@@ -359,14 +384,19 @@ class TableReader:
         else:
             size = self.frame_size
         kept = [c for c in cards if c.confidence >= self.min_confidence]
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame is not None and frame.ndim == 3 else frame
         if self._touched is not None:
-            self._renew_touched(self._touched, size)
+            self._renew_touched(self._touched, size, self._gray, gray)
             self._touched = None
+        self._gray = gray
         tracked = self._track(kept, size)
         snap = self._read(tracked, t if t is not None else float(self.frame_no), frame)
         sig = _signature(snap)
         if self._streak is not None and self._streak[0] == sig:
             self._streak = (sig, self._streak[1] + 1)
+        elif self.settled:
+            # the frames that held still before this one showed the same view: they count as stable
+            self._streak = (sig, self.settle_frames)
         else:
             self._streak = (sig, 1)
         if self._streak[1] >= self.stable_frames and sig != self._published:

@@ -36,8 +36,10 @@ def train(
     resume: bool = False,
     threads: int = 2,
     recipe: Path = RECIPE,
+    init_from: Path | None = None,
 ) -> Path:
-    """Train (or resume) and return the best weights' path."""
+    """Train (or resume) and return the best weights' path. `init_from`: start a new run from these
+    weights (e.g. a model trained on part of the data) instead of from scratch."""
     prepare_ultralytics()
     import torch
     import ultralytics.utils.torch_utils as tu
@@ -67,6 +69,8 @@ def train(
             model.train(pretrained=str(last), **fresh)
         else:
             model.train(resume=True, device="cpu", plots=False)  # an interrupted run: carry on
+    elif init_from is not None:
+        YOLO(str(init_from)).train(pretrained=str(init_from), **fresh)
     else:
         YOLO(model_yaml).train(**fresh)
     return run_dir / "weights" / "best.pt"

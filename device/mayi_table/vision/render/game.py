@@ -26,6 +26,7 @@ from typing import Iterator, Sequence
 import cv2
 import numpy as np
 
+from ...rules.cards import JOKER, RANKS
 from ...rules.engine import Game
 from ...rules.events import Buy, Deal, Discard, Draw, Event, LayOff, Open
 from ...rules.simulate import GameRun, play_game
@@ -34,8 +35,9 @@ from ..table_reading import Zones, axes_of
 from .faces import FACE_H, FACE_W, HELD_OUT_DESIGNS, TRAIN_DESIGNS, Design, render_back, render_face
 from .scene import CARD_MM, VISIBLE_SHARE, CardLabel, Placed, _apply, _texture, _tilt_homography, _uncovered
 
-STEP_MM = 17.0  # along a fanned row: enough for each card's index to show
-ROW_PITCH_MM = 34.0  # between rows of one seat: the next row leaves the index of the row above
+STEP_MM = 17.0  # along a fanned row: at least this, more where the design's indices are wider
+ROW_PITCH_MM = 34.0  # between rows of one seat: at least this, more where the design's indices are taller
+INDEX_CLEARANCE_MM = 4.5  # what a player leaves beyond an index when fanning (the cards lie a little askew)
 MARGIN_MM = 8.0
 SKIN_TONES = ((175, 195, 235), (120, 160, 215), (90, 125, 175), (60, 90, 135))  # BGR
 
@@ -113,6 +115,7 @@ class GameFilm:
         self.noise = noise
         rng = random.Random(seed)
         self.design: Design = rng.choice(list(HELD_OUT_DESIGNS if held_out else TRAIN_DESIGNS))
+        self.step_mm, self.row_pitch_mm = fan_spacing(self.design)
         self.press_rng = random.Random(rng.random())
         self.press_on_take = press_on_take
         w, h = size
@@ -142,6 +145,9 @@ class GameFilm:
             if self.moments:
                 # the last round's table is cleared before the new deal
                 self.moments.append(_Moment(None, mom.events_done - 1, [], (), stock=False, actor=ev.dealer))
+            else:
+                # the camera watches the empty table before the first deal
+                self.moments.append(_Moment(None, mom.events_done - 1, [], (), stock=False))
             mom.actor, mom.target = ev.dealer, "discard"
         elif isinstance(ev, Draw) and ev.source_pile == "stock":
             return  # the stock is face down: nothing the camera can see changes
@@ -220,21 +226,21 @@ class GameFilm:
             a = math.radians(angle - facing)
             dir_ = along * math.cos(a) + up * math.sin(a)
             start = along * (u0 + MARGIN_MM + cw / 2 + jr.uniform(0, 15)) + up * (
-                v1 - MARGIN_MM - ch / 2 - row * ROW_PITCH_MM
+                v1 - MARGIN_MM - ch / 2 - row * self.row_pitch_mm
             )
             for n, c in enumerate(cards):
                 cr = _hash_rng(self.seed, "card", k, n, c)
-                p = start + dir_ * STEP_MM * n + np.array([cr.uniform(-0.8, 0.8), cr.uniform(-0.8, 0.8)])
+                p = start + dir_ * self.step_mm * n + np.array([cr.uniform(-0.8, 0.8), cr.uniform(-0.8, 0.8)])
                 placed.append(Placed(c, (float(p[0]), float(p[1])), angle + cr.uniform(-1.2, 1.2), f"seat:{i}"))
         for s, cards in mom.spreads.items():
             i = seat_names.index(s)
             along, up, u0, u1, v0, v1, facing = self._seat_frame(i)
             ustart = u0 + (u1 - u0) * 0.5 + MARGIN_MM + cw / 2
-            per_row = max(1, int((u1 - MARGIN_MM - cw / 2 - ustart) // STEP_MM) + 1)
+            per_row = max(1, int((u1 - MARGIN_MM - cw / 2 - ustart) // self.step_mm) + 1)
             for n, c in enumerate(cards):
                 row, col = divmod(n, per_row)
                 cr = _hash_rng(self.seed, "spread", s, n, c)
-                p = along * (ustart + col * STEP_MM) + up * (v1 - MARGIN_MM - ch / 2 - row * ROW_PITCH_MM)
+                p = along * (ustart + col * self.step_mm) + up * (v1 - MARGIN_MM - ch / 2 - row * self.row_pitch_mm)
                 p = p + np.array([cr.uniform(-0.8, 0.8), cr.uniform(-0.8, 0.8)])
                 placed.append(Placed(c, (float(p[0]), float(p[1])), facing + cr.uniform(-1.5, 1.5), f"hand:{i}"))
         if mom.pile:
@@ -362,8 +368,8 @@ class GameFilm:
                 b = self._target_point(mom.target)
                 colour = self.skin[self.seats_in_order().index(mom.actor)]
                 for k in range(self.arm_frames):
-                    frac = (k + 1) / (self.arm_frames + 1) + 0.25
-                    tip = a + (b - a) * min(1.0, frac)
+                    frac = (k + 1) / self.arm_frames  # the hand reaches the target in the last arm frame
+                    tip = a + (b - a) * frac
                     image, labels = self.draw(placed, (a, tip, colour))
                     yield FilmFrame(t, self._noisy(image, nrng), labels, True, mom.events_done)
                     t += self.frame_dt
@@ -378,6 +384,18 @@ class GameFilm:
 
     def __len__(self) -> int:
         return len(self.moments)
+
+
+def fan_spacing(design: Design) -> tuple[float, float]:
+    """(step along a row, pitch between rows) in mm that leave every card's top-left index of
+    `design` uncovered: players fan their melds so that the indices show, whatever the deck."""
+    scale = CARD_MM[0] / FACE_W
+    wide = tall = 0.0
+    for card in [r + s for r in RANKS for s in "SHDC"] + [JOKER]:
+        q = render_face(design, card).corners[0]
+        wide = max(wide, float(q[:, 0].max()) * scale)
+        tall = max(tall, float(q[:, 1].max()) * scale)
+    return max(STEP_MM, wide + INDEX_CLEARANCE_MM), max(ROW_PITCH_MM, tall + INDEX_CLEARANCE_MM)
 
 
 def _matrix(p: Placed, px_per_mm: float) -> np.ndarray:
