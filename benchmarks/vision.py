@@ -82,9 +82,25 @@ def main() -> None:
     h, w = frame.shape[:2]
     th, tw = Recognizer(args.model, "onnx").detector.input_size
     tiles = [make_tile(frame, x, y, tw, th) for x, y in tile_grid(w, h, tw, th, 0.25)]
-    results["ultralytics predict (same tiles)"] = ms_per_call(
-        lambda: [model.predict(t, imgsz=th, device="cpu", verbose=False) for t in tiles], args.runs
-    )
+    lean_rec = Recognizer(args.model, "onnx")
+    crops: list = []
+    classifier = None
+    if lean_rec.classifier is not None:
+        # the second stage: the index classifier through predict, on the very crops the recogniser cuts
+        from mayi_table.vision.index_crops import index_crop
+
+        classifier = YOLO(str(args.model / "index.pt"), task="classify")
+        size = lean_rec.classifier.size
+        crops = [index_crop(frame, c.box, size) for c in lean_rec.detector.detect(frame)]
+
+    def predict_same() -> None:
+        for t in tiles:
+            model.predict(t, imgsz=th, device="cpu", verbose=False)
+        for c in crops:
+            assert classifier is not None
+            classifier.predict(c, imgsz=c.shape[0], device="cpu", verbose=False)
+
+    results["ultralytics predict (same tiles)"] = ms_per_call(predict_same, args.runs)
     results["ultralytics predict (full frame)"] = ms_per_call(
         lambda: model.predict(frame, imgsz=1920, device="cpu", verbose=False), args.runs
     )
@@ -105,7 +121,8 @@ def main() -> None:
             [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ}, check=True
         )
         memory[backend] = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"one 1920x1080 frame, {args.threads} thread(s), median of {args.runs} runs:")
+    stage = f", detector + index classifier on {len(crops)} crops" if crops else ""
+    print(f"one 1920x1080 frame, {args.threads} thread(s), median of {args.runs} runs{stage}:")
     for name, ms in results.items():
         print(f"  {name:34s} {ms:8.1f} ms")
     for ref in ("ultralytics predict (same tiles)", "ultralytics predict (full frame)"):

@@ -101,11 +101,18 @@ def film_for(
     )
 
 
-def _stop_on_signals(device: Device) -> None:
+def _stop_on_signals(device: Device, stopped: threading.Event | None = None) -> None:
+    """SIGTERM and SIGINT stop the device (and set `stopped`, so the caller knows it was asked to)."""
     if threading.current_thread() is not threading.main_thread():
         return
+
+    def stop(*_: Any) -> None:
+        if stopped is not None:
+            stopped.set()
+        device.stop()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: device.stop())
+        signal.signal(sig, stop)
 
 
 def _rendered_options(env: Any = None) -> tuple[bool, int | None]:
@@ -306,16 +313,17 @@ def demo_main(
     )
     echo(f"May I? Table demo: {profile}, {players} players, seed {seed}, {len(film)} moments to film")
     echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host (PIN {pin})   journal: {journal}")
-    _stop_on_signals(device)
+    interrupted = threading.Event()
+    _stop_on_signals(device, interrupted)
     try:
         code = device.run()
         result = hub.snapshot()
-        totals = result.get("totals") or {}
+        totals = (result.get("game") or {}).get("totals") or {}
         echo(
-            f"demo game over: {device.stats.frames_processed} frames, totals {totals}, "
-            f"open flags {len(hub.flags(open_only=True))}"
+            f"demo {'stopped' if interrupted.is_set() else 'game over'}: {device.stats.frames_processed} frames, "
+            f"totals {totals}, open flags {len(hub.flags(open_only=True))}"
         )
-        if not exit_at_end and code == 0:
+        if not exit_at_end and code == 0 and not interrupted.is_set():
             echo("still serving the scoreboard; Ctrl-C to stop")
             stop = threading.Event()
             if threading.current_thread() is threading.main_thread():
