@@ -174,9 +174,8 @@ def train(
     run: Path | None = typer.Option(None, help="Run folder, checkpoints in run/weights/ (default: runs/<stage>)."),
     epochs: int | None = typer.Option(None, help="Epochs (default: the recipe's)."),
     resume: bool = typer.Option(False, "--resume", help="Carry on from run/weights/last.pt."),
-    export_to: Path | None = typer.Option(
-        Path("vision_models"), help="Copy the best weights here and export ONNX and NCNN (empty: skip)."
-    ),
+    export_to: Path = typer.Option(Path("vision_models"), help="Copy the best weights here and export ONNX and NCNN."),
+    no_export: bool = typer.Option(False, "--no-export", help="Train only; leave the exported models as they are."),
     recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
     init_from: Path | None = typer.Option(None, help="Start a new run from these weights instead of from scratch."),
 ) -> None:
@@ -192,7 +191,7 @@ def train(
         _fail(f"{init_from} does not exist")
     best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe, init_from=init_from)
     typer.echo(f"best weights: {best}")
-    if export_to is not None and str(export_to):
+    if not no_export:
         imgsz = int(training.load_recipe(recipe)["train"].get("imgsz", 320))
         paths = training.export(best, export_to, imgsz=imgsz, stem=stage)
         for kind, path in paths.items():
