@@ -318,12 +318,17 @@ class GameFilm:
             cv2.circle(amask, (int(pb[0]), int(pb[1])), int(55 * ppm), 1.0, -1)
             shadow = cv2.GaussianBlur(np.roll(amask, (int(25 * ppm), int(18 * ppm)), axis=(0, 1)), (0, 0), 12 * ppm)
             canvas *= (1 - 0.45 * shadow)[..., None]
-            soft = cv2.GaussianBlur(amask, (0, 0), 2.5)[..., None]
-            shade = 0.85 + 0.15 * cv2.GaussianBlur(amask, (0, 0), 20 * ppm)[..., None]
-            canvas = canvas * (1 - soft) + np.array(colour, np.float32)[None, None, :] * shade * soft
+            # in place, one channel at a time: full-frame float temporaries are what the device's memory peaks on
+            soft = cv2.GaussianBlur(amask, (0, 0), 2.5)
+            skin = (0.85 + 0.15 * cv2.GaussianBlur(amask, (0, 0), 20 * ppm)) * soft
+            keep = 1 - soft
+            for ch in range(3):
+                canvas[..., ch] *= keep
+                canvas[..., ch] += skin * np.float32(colour[ch])
             owner[amask > 0.5] = -2
         canvas *= self.light[..., None]
-        image = np.clip(canvas, 0, 255).astype(np.uint8)
+        np.clip(canvas, 0, 255, out=canvas)
+        image = canvas.astype(np.uint8)
         if self.homography is not None:
             image = cv2.warpPerspective(image, self.homography, (w, h), borderMode=cv2.BORDER_REFLECT)
             owner = cv2.warpPerspective(
@@ -348,8 +353,11 @@ class GameFilm:
     def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if self.noise <= 0:
             return image
-        n = rng.standard_normal(image.shape, dtype=np.float32) * self.noise
-        return np.clip(image.astype(np.float32) + n, 0, 255).astype(np.uint8)
+        n = rng.standard_normal(image.shape, dtype=np.float32)
+        n *= self.noise
+        n += image
+        np.clip(n, 0, 255, out=n)
+        return n.astype(np.uint8)
 
     # ----- the film --------------------------------------------------------------------
     def items(self, start: int = 0, stop: int | None = None) -> Iterator[FilmItem]:
