@@ -133,6 +133,10 @@ def dataset(
     val_scenes: int | None = typer.Option(None, help="Rendered validation tables (default: the recipe's)."),
     seed: int | None = typer.Option(None, help="Seed; the same seed renders the same data."),
     recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
+    designs: str = typer.Option(
+        "procedural", help="Training deck designs: procedural, themes (Debian card themes, installed) or all."
+    ),
+    zoomed_share: float | None = typer.Option(None, help="Share of tables framed closer (default: the recipe's)."),
 ) -> None:
     """Render training data for the card recogniser (resumes an interrupted build)."""
     from .vision.dataset import DatasetSpec, build_dataset
@@ -145,15 +149,25 @@ def dataset(
         conf = dict(load_recipe(recipe).get("dataset", {}))
     except (OSError, ValueError) as e:
         _fail(f"cannot read the recipe {recipe}: {e}")
-    for key, value in (("scenes", scenes), ("val_scenes", val_scenes), ("seed", seed)):
+    for key, value in (("scenes", scenes), ("val_scenes", val_scenes), ("seed", seed), ("zoomed_share", zoomed_share)):
         if value is not None:
             conf[key] = value
+    if designs not in ("procedural", "themes", "all"):
+        _fail("--designs is procedural, themes or all")
+    from .vision.render.faces import TRAIN_DESIGNS
+    from .vision.render.themes import theme_split
+
+    chosen = list(TRAIN_DESIGNS) if designs != "themes" else []
+    if designs != "procedural":
+        chosen += theme_split()[0]
+        if not theme_split()[0]:
+            _fail("no Debian card themes installed: run vision_models/install_card_themes.sh (make train-deps)")
     if stage == "index":
         known = {"scenes", "val_scenes", "seed", "zoomed_share"}
         if set(conf) - known:
             _fail(f"{recipe}: unknown dataset setting(s) {', '.join(sorted(set(conf) - known))}")
         with progress(int(conf.get("scenes", 1500)) + int(conf.get("val_scenes", 100)), "rendering") as bar:
-            written = build_index_dataset(out, **conf, progress=bar.update)
+            written = build_index_dataset(out, **conf, designs=chosen, progress=bar.update)
         typer.echo(f"wrote {written}")
         return
     try:
@@ -161,7 +175,7 @@ def dataset(
     except TypeError as e:
         _fail(f"{recipe}: unknown dataset setting ({e})")
     with progress(spec.scenes + spec.val_scenes, "rendering") as bar:
-        data = build_dataset(out, spec, progress=bar.update)
+        data = build_dataset(out, spec, designs=chosen, progress=bar.update)
     typer.echo(f"wrote {data}")
 
 
