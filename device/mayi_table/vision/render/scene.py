@@ -208,6 +208,41 @@ def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return np.asarray(pts @ m[:, :2].T + m[:, 2], dtype=np.float32)
 
 
+def paste_card(
+    canvas: np.ndarray,
+    owner: np.ndarray,
+    index: int,
+    img: np.ndarray,
+    m: np.ndarray,
+    outline: np.ndarray,
+    margin: int = 12,
+    shadow: tuple[float, float, float, float] = (2.5, 3.5, 3.0, 0.35),
+) -> None:
+    """Draw one card (a BGRA face, affine `m` from face to canvas pixels) onto the float canvas over a soft
+    shadow (offset x, y, blur, strength), and mark the pixels it covers as `index` in `owner`."""
+    h, w = owner.shape
+    # work inside the card's bounding box (plus room for its shadow) only
+    x1, y1 = np.floor(outline.min(axis=0)).astype(int) - margin
+    x2, y2 = np.ceil(outline.max(axis=0)).astype(int) + margin
+    x1, y1, x2, y2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
+    if x2 <= x1 or y2 <= y1:
+        return
+    roi = canvas[y1:y2, x1:x2]
+    local = m.copy()
+    local[:, 2] -= (x1, y1)
+    rw, rh = x2 - x1, y2 - y1
+    dx, dy, blur, strength = shadow
+    sh = np.zeros((rh, rw), np.float32)
+    cv2.fillConvexPoly(sh, np.round(outline - (x1, y1) + (dx, dy)).astype(np.int32), 1.0)
+    roi *= (1 - strength * cv2.GaussianBlur(sh, (0, 0), blur))[..., None]
+    warped = cv2.warpAffine(img, local, (rw, rh), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3:4].astype(np.float32) / 255.0
+    roi[:] = roi * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
+    mask = np.zeros((rh, rw), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(outline - (x1, y1)).astype(np.int32), 1)
+    owner[y1:y2, x1:x2][mask > 0] = index
+
+
 def draw_scene(
     placed: Sequence[Placed],
     design: Design,
@@ -239,26 +274,7 @@ def draw_scene(
         outline = _apply(m, face_outline)
         outlines.append(outline)
         corner_quads.append(quads)
-        # work inside the card's bounding box (plus room for its shadow) only
-        x1, y1 = np.floor(outline.min(axis=0)).astype(int) - 12
-        x2, y2 = np.ceil(outline.max(axis=0)).astype(int) + 12
-        x1, y1, x2, y2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
-        if x2 <= x1 or y2 <= y1:
-            continue
-        roi = canvas[y1:y2, x1:x2]
-        local = m.copy()
-        local[:, 2] -= (x1, y1)
-        rw, rh = x2 - x1, y2 - y1
-        sh = np.zeros((rh, rw), np.float32)
-        cv2.fillConvexPoly(sh, np.round(outline - (x1, y1) + (2.5, 3.5)).astype(np.int32), 1.0)
-        sh = cv2.GaussianBlur(sh, (0, 0), 3)
-        roi *= (1 - 0.35 * sh)[..., None]
-        warped = cv2.warpAffine(img, local, (rw, rh), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-        alpha = warped[..., 3:4].astype(np.float32) / 255.0
-        roi[:] = roi * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
-        mask = np.zeros((rh, rw), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(outline - (x1, y1)).astype(np.int32), 1)
-        owner[y1:y2, x1:x2][mask > 0] = i
+        paste_card(canvas, owner, i, img, m, outline)
     image = np.clip(canvas, 0, 255).astype(np.uint8)
     # the camera: up to ~25 degrees off vertical, as a perspective warp of the whole table
     tilt = rng.uniform(0, 25) if tilt_deg is None else tilt_deg
