@@ -122,3 +122,16 @@ def sse_messages(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
         else:
             key, _, value = line.partition(":")
             msg[key] = value[1:] if value.startswith(" ") else value
+
+
+def log_in_host(page: Any, pin: str) -> None:
+    """On an open /host page: a wrong PIN is refused and keeps the controls hidden, the right one opens them."""
+    page.wait_for_selector("#login:not([hidden])")
+    assert page.locator("#controls").is_hidden()
+    page.fill("#pin", "9999")
+    page.click("#login button")
+    page.wait_for_function("() => document.getElementById('loginmsg').innerText.includes('wrong PIN')")
+    assert page.locator("#controls").is_hidden()
+    page.fill("#pin", pin)
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")

@@ -17,7 +17,7 @@ import pytest
 from mayi_table.table.hub import TableHub
 from mayi_table.web.server import WebServer
 
-from .conftest import PIN, Feeder, bot_events
+from .conftest import PIN, Feeder, bot_events, log_in_host
 
 CHROMIUM = os.environ.get("MAYI_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -85,15 +85,7 @@ def test_scoreboard_and_host_live(hub: TableHub, server: WebServer, browser: obj
 
         host = browser.new_page(viewport={"width": 1920, "height": 1080})  # type: ignore[attr-defined]
         host.goto(server.url + "/host")
-        host.wait_for_selector("#login:not([hidden])")
-        assert host.locator("#controls").is_hidden()
-        host.fill("#pin", "9999")
-        host.click("#login button")
-        host.wait_for_function("() => document.getElementById('loginmsg').innerText.includes('wrong PIN')")
-        assert host.locator("#controls").is_hidden()
-        host.fill("#pin", PIN)
-        host.click("#login button")
-        host.wait_for_selector("#controls:not([hidden])")
+        log_in_host(host, PIN)
         host.wait_for_selector(f"#flagbox .flag[data-seq='{feeder.flag_seq}']", timeout=15000)
         host.wait_for_selector("#history li")
         host.screenshot(path=str(SHOTS / "host-1920x1080.png"), full_page=False)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import log_in_host
 from .test_browser import CHROMIUM, SHOTS, fits
 
 REPO = Path(__file__).resolve().parents[2]
@@ -199,15 +200,7 @@ def test_demo_on_the_scoreboard_and_host(demo: Demo, browser: object) -> None:
     assert with_pin.json()[0]["event"]["type"] == "game"
 
     host.goto(url + "/host")
-    host.wait_for_selector("#login:not([hidden])")
-    assert host.locator("#controls").is_hidden()
-    host.fill("#pin", "9999")
-    host.click("#login button")
-    host.wait_for_function("() => document.getElementById('loginmsg').innerText.includes('wrong PIN')")
-    assert host.locator("#controls").is_hidden()
-    host.fill("#pin", PIN)
-    host.click("#login button")
-    host.wait_for_selector("#controls:not([hidden])")
+    log_in_host(host, PIN)
     host.wait_for_selector("#history li", timeout=15000)
     # the session cookie now opens the host API (and only in this browser context)
     assert api.get(url + "/api/host/session").status == 200
