@@ -527,7 +527,7 @@ def _last_line(node: yaml.Node) -> int:
         return _last_line(node.value[-1])
     end = node.end_mark
     # an end mark at column 0 means the node ended with the previous line's line break
-    return end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line
+    return int(end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line)
 
 
 def write_zones(path: Path | str, zones: Zones, seat_names: Sequence[str] | None = None) -> None:
