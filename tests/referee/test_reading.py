@@ -161,12 +161,14 @@ def test_identical_card_put_down_under_an_arm_gets_a_new_track() -> None:
         box = (float(px), float(py), float(px + 36), float(py + 50))
         return [PhysicalCard("KS", 1.0, box, (Corner("KS", 1.0, box), Corner("KS", 1.0, box)))]
 
-    for moved in (False, True):
+    for moved, arm_seen in ((False, True), (True, True), (True, False)):
         reader = TableReader(Zones.four_seats(), stable_frames=2)
         snaps = [reader.feed(seen(x, y), _table_with_card(x, y), float(t)) for t in range(3)]
         first = next(s for s in snaps if s is not None)
         assert first.discard_top is not None and first.discard_top.card == "KS"
-        assert reader.feed([], _table_with_card(x, y, arm=True), 3.0) is None and reader.covered
+        # the arm frame: skipped as covered, or (an arm the colour of the cloth) read with the card hidden
+        assert reader.feed([], _table_with_card(x, y, arm=arm_seen), 3.0) is None
+        assert reader.covered == arm_seen
         nx, ny = (x + 4, y + 3) if moved else (x, y)
         after = [reader.feed(seen(nx, ny), _table_with_card(nx, ny), float(t)) for t in range(4, 8)]
         new = [s for s in after if s is not None]

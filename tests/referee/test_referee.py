@@ -58,7 +58,7 @@ def dealt(journal: Journal) -> tuple[Referee, Table]:
 
 
 def kinds(journal: Journal) -> list[tuple[str, ...]]:
-    out = []
+    out: list[tuple[str, ...]] = []
     for ev in journal.events()[1:]:
         out.append((type(ev).__name__, getattr(ev, "seat", ""), getattr(ev, "source_pile", "")))
     return out
@@ -75,9 +75,10 @@ def test_discard_implies_a_stock_draw(journal: Journal) -> None:
 
 def test_take_from_the_pile_seen_by_the_camera(journal: Journal) -> None:
     ref, table = dealt(journal)
+    upcard = table.top
     table.discard("KS")
     ref.on_snapshot(table.snap(), table.t)
-    table.discard("3D")  # Bob took KS: the upcard shows again
+    table.top = upcard  # Bob took KS: the upcard shows again, where it lay
     ref.on_snapshot(table.snap(), table.t + 5)
     table.discard("9C")
     ref.on_snapshot(table.snap(), table.t + 5)
@@ -87,10 +88,11 @@ def test_take_from_the_pile_seen_by_the_camera(journal: Journal) -> None:
 
 def test_buy_through_the_claim_window(journal: Journal) -> None:
     ref, table = dealt(journal)
+    upcard = table.top
     table.discard("KS")
     ref.on_snapshot(table.snap(), 10.0)  # the window on KS opens at 10.0
     ref.on_press("Cy", 10.5)  # Cy claims; Bob (to act) does not take it
-    table.discard("3D")
+    table.top = upcard
     ref.on_snapshot(table.snap(), 11.0)  # the card leaves while the window decides: wait for it
     assert kinds(journal)[-1] == ("Discard", "Ann", "")
     ref.tick(13.5)  # the window closes: Cy buys
@@ -252,3 +254,48 @@ def test_melds_without_a_seen_deal_are_flagged(journal: Journal) -> None:
     assert len(ref.flags) == 1 and "no deal of round 1" in ref.flags[0].reason
     ref.on_snapshot(table.snap(), table.t)
     assert len(ref.flags) == 1
+
+
+def test_the_name_under_the_top_discarded_onto_the_pile_is_no_take(journal: Journal) -> None:
+    """Bob drew from the stock (unseen) and throws a 9C onto KS while the 9C under KS still shows:
+    a discard, not a take of KS."""
+    ref, table = dealt(journal)
+    nine = card("9C", 480, 260)
+    table.top = nine
+    ref.on_snapshot(table.snap(), table.t)  # Ann discards 9C
+    ks = card("KS", 490, 262)
+    table.top = ks
+    ref.on_snapshot(table.snap(), table.t)  # Bob discards KS
+    other = card("9C", 500, 268)
+    corner = SeenCard("KS", 1.0, (492.0, 264.0, 498.0, 274.0), (495.0, 269.0), 1, ks.track + 10_000)
+    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (nine, corner, other), other, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 1)  # Cy: the KS under the new 9C shows one corner (a new track)
+    assert kinds(journal)[-2:] == [("Draw", "Cy", "stock"), ("Discard", "Cy", "")]
+    assert not ref.flags
+
+
+def test_long_press_after_the_last_round_is_scored_flags_nothing(journal: Journal) -> None:
+    """The seat that went out holds its button after the game's last round was scored already."""
+    from mayi_table.rules.simulate import play_game
+
+    run = play_game("petras", 4, 5, seats=SEATS)
+    for ev in run.events:
+        journal.append_event(ev)
+    ref = Referee(journal, START, "Dee")
+    assert ref.game.complete
+    ref.on_snapshot(Table().snap(), 1.0)
+    ref.on_press("Ann", 2.0, long=True)
+    assert not ref.flags
+
+
+def test_another_card_named_like_the_one_under_the_top_is_a_discard(journal: Journal) -> None:
+    """Bob drew from the stock (unseen) and threw a 3D onto KS, which hides KS and the upcard 3D: the
+    3D on top lies elsewhere than the upcard did, so it is a discard, not a take of KS (classic seed
+    1000, round 3)."""
+    ref, table = dealt(journal)
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    table.top = card("3D", 530, 300)
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+    assert not ref.flags

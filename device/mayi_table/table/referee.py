@@ -18,8 +18,19 @@ What a snapshot difference means (the engine copy says whose turn it is and what
 - cards added to a meld (matched to the engine's melds by content, in the meld owner's zone): the
   seat to act laid them off;
 - after a seat went out: once every seat shows as many spread cards as the engine says it holds
-  (or when a seat holds its button down), the round ends with those hands; then, once the table
-  has been cleared, a lone card on the discard pile is the next deal's upcard.
+  (or when a seat holds its button down), the round ends with those hands; then a lone card on the
+  discard pile is the next deal's upcard once the table has been seen empty (or, if the empty table
+  was missed, when that card is not the last round's top discard).
+
+When the journal stops explaining the table, the referee says so rather than guess: melds the
+journal holds that the table no longer shows are flagged (once each), and so are melds laid where no
+deal was seen. A table cleared while the journal's round is unfinished (not ended, or its hands
+never fitted the hand sizes) is flagged, and from then on the referee journals nothing and flags every
+new deal it sees, until the host has corrected the journal and called `resync`.
+
+A card of the top card's name put onto the pile is a discard when the reader gives it a new track (an
+arm reached it and its pixels changed); the card under the top showing again is a take, unless the
+seat to act has drawn already or the old top is still seen under it (then it is a discard too).
 
 Every event goes to the journal first (`append_event`, which checks it) and only then to the
 referee's engine copy. An event the rules reject, one built from unsure readings (low confidence,
@@ -33,6 +44,7 @@ engine state is the one an uninterrupted run would have.
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 from collections import Counter
@@ -132,6 +144,7 @@ class Referee:
         self.lost = False  # the table was cleared before the journal's round ended: wait for the host
         self._old_top_track: int | None = None  # the discard top when the last round ended
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
+        self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
 
     # ----- journaling ------------------------------------------------------------------
     def _commit(self, ev: Event, source: str, now: float, snap: TableSnapshot | None, region: list[SeenCard]) -> bool:
@@ -213,7 +226,13 @@ class Referee:
             return
         if long:
             r = self.game.round
-            if r is not None and r.over and self.game.expected_round() is None and self.last is not None:
+            if r is not None and self.last is not None and self._draw_ends_round():
+                # the seat to act drew the stock's last card (unseen) and that ended the round
+                self._commit(Draw(r.turn, "stock", source="camera"), "camera", now, self.last, [])
+                r = self.game.round
+            # (a game just completed expects no deal either: its last round is scored already)
+            g = self.game
+            if r is not None and r.over and not g.complete and g.expected_round() is None and self.last is not None:
                 self._round_end(self.last, now, forced=True)
             return
         self.claims.on_press(seat, now)
@@ -271,6 +290,14 @@ class Referee:
             self._was_empty = snap.empty()
             r = self.game.round
             self._pile_at_last = tuple(r.pile) if r is not None else ()
+            if r is None or not r.pile:
+                self._top_at.clear()
+            else:
+                for k in [k for k in self._top_at if k >= len(r.pile)]:
+                    del self._top_at[k]
+                top = snap.discard_top
+                if top is not None and top.card == r.pile[-1] and self.ignored_top != (top.card, top.track):
+                    self._top_at[len(r.pile) - 1] = top
 
     def _while_lost(self, snap: TableSnapshot) -> None:
         if snap.empty():
@@ -474,8 +501,12 @@ class Referee:
             # the card under the old top shows again: a take, unless the seat to act has drawn already
             # (then it discarded a card of that name) or the old top is still seen under it
             prev = self._prev_top
-            under = prev is not None and any(c.track == prev.track and c is not top for c in snap.discard)
-            return "new" if r.drawn or under else "taken"
+            under = prev is not None and any(c is not top and _same_place(c, prev) for c in snap.discard)
+            # a take shows the card under it where it lay when it was on top; another card of its name
+            # lands elsewhere
+            before = self._top_at.get(len(pile) - 2)
+            elsewhere = before is not None and before.track != top.track and not _same_spot(before, top)
+            return "new" if r.drawn or under or elsewhere else "taken"
         return "new"
 
     def _play(self, snap: TableSnapshot, now: float) -> None:
@@ -489,6 +520,12 @@ class Referee:
             if w is not None and not w.decided and w.claimants() and not w.stale():
                 # someone claimed it: the button decides whether this is a buy
                 self.deferred = (snap, now)
+                return
+        if pile == "same" and any(extras.values()) and self._draw_ends_round():
+            # cards appear with no discard, and drawing the stock's last card ends this round: the
+            # seat to act drew it (unseen) and the hands are being spread
+            if self._commit(Draw(turn, "stock", source="camera"), "camera", now, snap, []):
+                self._round_end(snap, now, forced=False)
                 return
         zone_turn = f"seat:{self.seats.index(turn)}"
         plan: list[tuple[Event, list[SeenCard]]] = []
@@ -575,6 +612,18 @@ class Referee:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
 
+    def _draw_ends_round(self) -> bool:
+        """Whether the seat to act drawing from the stock now would end the round (its last card)."""
+        r = self.game.round
+        if r is None or r.over or r.drawn or r.stock_count > 1:
+            return False
+        trial = copy.deepcopy(self.game, {id(self.game.profile): self.game.profile})  # the profile is shared
+        try:
+            trial.apply(Draw(r.turn, "stock"))
+        except IllegalMove:
+            return False
+        return trial.round is not None and trial.round.over
+
     def _refused_claim(self, card: str) -> str:
         """Why the last window on `card` refused its claimants, if it did and granted nothing."""
         if not self.claims.decisions:
@@ -610,6 +659,27 @@ class Referee:
 
 def _list(cards: list[SeenCard]) -> str:
     return ", ".join(f"{c.card} ({c.confidence:.2f})" for c in cards)
+
+
+def _same_place(a: SeenCard, b: SeenCard) -> bool:
+    """Whether `a` is the card `b` was: the same name, the same track or (partly covered since, its box
+    shrunk to the corners still showing) its box centre within `b`'s box."""
+    if a.card != b.card:
+        return False
+    if a.track == b.track:
+        return True
+    cx, cy = (a.box[0] + a.box[2]) / 2, (a.box[1] + a.box[3]) / 2
+    return b.box[0] <= cx <= b.box[2] and b.box[1] <= cy <= b.box[3]
+
+
+def _same_spot(a: SeenCard, b: SeenCard, share: float = 0.08) -> bool:
+    """Whether two readings of a card lie in the same place and way round (box and leading index
+    within `share` of the card's size)."""
+    size = max(a.box[2] - a.box[0], a.box[3] - a.box[1], 1.0)
+    tol = share * size
+    if max(abs(u - v) for u, v in zip(a.box, b.box)) > tol:
+        return False
+    return max(abs(a.anchor[0] - b.anchor[0]), abs(a.anchor[1] - b.anchor[1])) <= tol
 
 
 def _minus(cards: list[SeenCard], remove: Counter[str]) -> list[SeenCard]:

@@ -7,7 +7,12 @@ cover detection) and returns a `TableSnapshot` when the table has read the same 
 - Cover: a frame where a hand or arm is over the table (new skin-coloured blobs against the last
   accepted frame, or a large share of the frame changed) is skipped: it neither counts towards
   stability nor breaks it. A camera moved for good would be skipped forever, so after
-  `max_covered` skipped frames in a row the frame is accepted as the new reference.
+  `max_covered` skipped frames in a row the frame is accepted as the new reference; a view that
+  holds still for `settle_frames` frames is accepted too (and counts as stable at once).
+- Replaced cards: a tracked card back after frames in which it was not seen (under an arm, whether
+  or not the frames were skipped as covered) whose pixels changed since it was last seen gets a new
+  track id (another card of the same name was put there: a KS thrown onto a KS); one that an arm
+  only passed over keeps its id.
 - Zones: a card belongs to the zone holding its box centre. Cards are tracked between frames
   (same name, near the same place); a tracked card keeps its zone until it has been seen in another
   zone for `inertia` frames, so a detection that wobbles over a zone border does not jump.
@@ -224,8 +229,7 @@ class TableReader:
         self._covered_run = 0
         self._still_run = 0
         self._prev: np.ndarray | None = None
-        self._touched: np.ndarray | None = None  # where an arm was, since the last accepted frame
-        self._gray: np.ndarray | None = None  # the last accepted frame, grey, to see which cards an arm replaced
+        self._grays: dict[int, np.ndarray] = {}  # recent accepted frames, grey, to see which cards were replaced
         self._tracks: list[_Track] = []
         self._next_id = 1
         self._streak: tuple[Any, int] | None = None
@@ -270,7 +274,6 @@ class TableReader:
                 self.settled = True
         if covered and self._covered_run < self.max_covered:
             self._covered_run += 1
-            self._touched = changed if self._touched is None else (self._touched | changed)
             return True
         self._covered_run = 0
         self._still_run = 0
@@ -289,7 +292,23 @@ class TableReader:
             return "stock"
         return "stray"
 
-    def _track(self, cards: Sequence[PhysicalCard], size: tuple[int, int]) -> list[tuple[PhysicalCard, _Track]]:
+    def _replaced(self, tr: _Track, box: Box, gray: np.ndarray | None) -> bool:
+        """Whether the card of `tr`, back after frames unseen (covered by an arm or missed), is another
+        card of the same name: its pixels changed between the frame it was last seen in and now."""
+        before = self._grays.get(tr.seen)
+        if gray is None or before is None or before.shape != gray.shape:
+            return False
+        h, w = gray.shape[:2]
+        x1, y1 = max(0, int(min(tr.box[0], box[0]))), max(0, int(min(tr.box[1], box[1])))
+        x2, y2 = min(w, int(math.ceil(max(tr.box[2], box[2])))), min(h, int(math.ceil(max(tr.box[3], box[3]))))
+        if x2 <= x1 or y2 <= y1:
+            return False
+        diff = cv2.absdiff(before[y1:y2, x1:x2], gray[y1:y2, x1:x2])
+        return float((diff > 40).mean()) >= self.replaced_share
+
+    def _track(
+        self, cards: Sequence[PhysicalCard], size: tuple[int, int], gray: np.ndarray | None = None
+    ) -> list[tuple[PhysicalCard, _Track]]:
         radius = 0.03 * max(size)
         pairs: list[tuple[float, int, int]] = []
         for i, c in enumerate(cards):
@@ -327,6 +346,11 @@ class TableReader:
             else:
                 tr = found
                 tr.cand_zone, tr.cand_count = None, 0
+            if found is not None and found.seen < self.frame_no - 1 and self._replaced(found, c.box, gray):
+                # another card of this name was put where this one lay (a KS thrown onto a KS): a new id,
+                # so the reading changes; when it became fully visible is kept, for the discard top
+                found.id = self._next_id
+                self._next_id += 1
             tr.centre = _centre(c.box)
             tr.box = c.box
             tr.seen = self.frame_no
@@ -338,34 +362,6 @@ class TableReader:
             out.append((c, tr))
         self._tracks = [t for t in self._tracks if self.frame_no - t.seen <= self.keep_missed]
         return out
-
-    def _renew_touched(
-        self, touched: np.ndarray, size: tuple[int, int], before: np.ndarray | None, now: np.ndarray | None
-    ) -> None:
-        """Cards where an arm was may have been replaced by a card of the same name (a discard on
-        an identical top card): a tracked card that the arm reached (any part of its box) and whose
-        pixels changed between the frames before and after the arm gets a new track id, so the
-        reading changes and the referee sees another card. An arm that passed over a card and left it
-        where it was changes nothing. When a card became fully visible is kept, for the discard top."""
-        mask = cv2.dilate(touched.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
-        mh, mw = mask.shape
-        for tr in self._tracks:
-            x1 = min(mw - 1, max(0, int(tr.box[0] / size[0] * mw)))
-            y1 = min(mh - 1, max(0, int(tr.box[1] / size[1] * mh)))
-            x2 = min(mw - 1, max(0, int(tr.box[2] / size[0] * mw)))
-            y2 = min(mh - 1, max(0, int(tr.box[3] / size[1] * mh)))
-            if not mask[y1 : y2 + 1, x1 : x2 + 1].any():
-                continue
-            if before is not None and now is not None and before.shape == now.shape:
-                bx1, by1 = max(0, int(tr.box[0])), max(0, int(tr.box[1]))
-                bx2, by2 = min(now.shape[1], int(math.ceil(tr.box[2]))), min(now.shape[0], int(math.ceil(tr.box[3])))
-                if bx2 <= bx1 or by2 <= by1:
-                    continue
-                diff = cv2.absdiff(before[by1:by2, bx1:bx2], now[by1:by2, bx1:bx2])
-                if float((diff > 40).mean()) < self.replaced_share:
-                    continue  # the same card where it was
-            tr.id = self._next_id
-            self._next_id += 1
 
     # ----- one frame -------------------------------------------------------------------
     def feed(
@@ -385,11 +381,11 @@ class TableReader:
             size = self.frame_size
         kept = [c for c in cards if c.confidence >= self.min_confidence]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame is not None and frame.ndim == 3 else frame
-        if self._touched is not None:
-            self._renew_touched(self._touched, size, self._gray, gray)
-            self._touched = None
-        self._gray = gray
-        tracked = self._track(kept, size)
+        tracked = self._track(kept, size, gray)
+        if gray is not None:
+            self._grays[self.frame_no] = gray
+            for n in [n for n in self._grays if n < self.frame_no - self.keep_missed - 1]:
+                del self._grays[n]
         snap = self._read(tracked, t if t is not None else float(self.frame_no), frame)
         sig = _signature(snap)
         if self._streak is not None and self._streak[0] == sig:

@@ -33,7 +33,7 @@ from ...rules.simulate import GameRun, play_game
 from ..classes import Box, Corner, PhysicalCard
 from ..table_reading import Zones, axes_of
 from .faces import FACE_H, FACE_W, HELD_OUT_DESIGNS, TRAIN_DESIGNS, Design, render_back, render_face
-from .scene import CARD_MM, VISIBLE_SHARE, CardLabel, Placed, _apply, _texture, _tilt_homography, _uncovered
+from .scene import CARD_MM, VISIBLE_SHARE, CardLabel, Placed, _apply, _texture, _tilt_homography, _uncovered, paste_card
 
 STEP_MM = 17.0  # along a fanned row: at least this, more where the design's indices are wider
 ROW_PITCH_MM = 34.0  # between rows of one seat: at least this, more where the design's indices are taller
@@ -150,7 +150,9 @@ class GameFilm:
                 self.moments.append(_Moment(None, mom.events_done - 1, [], (), stock=False))
             mom.actor, mom.target = ev.dealer, "discard"
         elif isinstance(ev, Draw) and ev.source_pile == "stock":
-            return  # the stock is face down: nothing the camera can see changes
+            if not r.over:
+                return  # the stock is face down: nothing the camera can see changes
+            mom.actor = None  # the last card of the stock ended the round: the hands are spread
         elif isinstance(ev, Draw):
             mom.actor, mom.target = ev.seat, "discard"
             if self.press_rng.random() < self.press_on_take:
@@ -167,7 +169,8 @@ class GameFilm:
             mom.actor, mom.target = ev.seat, "discard"
         else:
             return
-        self.moments.append(mom)
+        if mom.actor is not None:
+            self.moments.append(mom)
         if r.over and not isinstance(ev, Deal):
             # every hand is spread face up, seat by seat, then the seat that went out holds its button
             spreads: dict[str, tuple[str, ...]] = {}
@@ -291,24 +294,7 @@ class GameFilm:
             outline = _apply(m, face_outline)
             outlines.append(outline)
             quads_all.append(quads)
-            x1, y1 = np.floor(outline.min(axis=0)).astype(int) - 8
-            x2, y2 = np.ceil(outline.max(axis=0)).astype(int) + 8
-            x1, y1, x2, y2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
-            if x2 <= x1 or y2 <= y1:
-                continue
-            roi = canvas[y1:y2, x1:x2]
-            local = m.copy()
-            local[:, 2] -= (x1, y1)
-            rw, rh = x2 - x1, y2 - y1
-            sh = np.zeros((rh, rw), np.float32)
-            cv2.fillConvexPoly(sh, np.round(outline - (x1, y1) + (1.5, 2.5)).astype(np.int32), 1.0)
-            roi *= (1 - 0.3 * cv2.GaussianBlur(sh, (0, 0), 2))[..., None]
-            warped = cv2.warpAffine(img, local, (rw, rh), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-            alpha = warped[..., 3:4].astype(np.float32) / 255.0
-            roi[:] = roi * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
-            mask = np.zeros((rh, rw), np.uint8)
-            cv2.fillConvexPoly(mask, np.round(outline - (x1, y1)).astype(np.int32), 1)
-            owner[y1:y2, x1:x2][mask > 0] = i
+            paste_card(canvas, owner, i, img, m, outline, margin=8, shadow=(1.5, 2.5, 2.0, 0.3))
         if arm is not None:
             a, b, colour = arm
             amask = np.zeros((h, w), np.float32)
