@@ -41,8 +41,13 @@ class FilmSource:
         speed: float = 1.0,
         position_file: Path | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        window_open: Callable[[], bool] | None = None,
     ) -> None:
+        """`window_open()`: whether the journal's last event is a discard whose claim window was still open
+        (nothing decided): the presses of the moment the film resumes at then come again, as players press
+        again when no LED answered them."""
         self.film = film
+        self.window_open = window_open
         self.speed = speed
         self.position_file = position_file
         self.sleep = sleep
@@ -77,6 +82,8 @@ class FilmSource:
         if self._items is not None:
             return  # reopened after an outage: the film carries on where it was
         start, handled = self._start_position()
+        if handled and self.window_open is not None and self.window_open():
+            handled = 0  # the claims died with the last process: press again
         self._handed[start] = handled
 
         def items() -> Iterator[tuple[int, ButtonPress | FilmFrame]]:

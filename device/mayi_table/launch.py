@@ -164,7 +164,9 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
             if hub.game is None:
                 position.unlink(missing_ok=True)  # a new game: an old film's position means nothing
                 hub.start_game(rc.profile, film.seats, first_dealer=film.first_dealer, source="tablet")
-            film_source = FilmSource(film, speed=rc.speed, position_file=position)
+            film_source = FilmSource(
+                film, speed=rc.speed, position_file=position, window_open=lambda: _window_open(hub)
+            )
             first_dealer = film.first_dealer
             if oracle:
                 recognizer = film_source.oracle()
@@ -208,6 +210,12 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
         hub.update_device(recognizer_backend=cfg.detector.backend)
     echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host")
     return Parts(hub, server, device)
+
+
+def _window_open(hub: TableHub) -> bool:
+    """Whether the journal ends with a discard: its claim window was open when the last process stopped."""
+    history = hub.history(public=True)
+    return bool(history) and (history[-1].get("event") or {}).get("type") == "discard"
 
 
 def _open_panel(cfg: DeviceConfig, device: Device) -> Any:

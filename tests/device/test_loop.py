@@ -90,6 +90,13 @@ def test_film_source_keeps_the_films_clock_and_does_not_press_twice(tmp_path: Pa
     again.open()
     frame = again.read()
     assert frame is not None and [p[0] for p in again.presses_before(frame)] == [film.moments[k].presses[0].seat]
+    # handled, but the claim window was still open when the process died (the journal ends with the
+    # discard): nothing decided it, so the press comes again
+    position.write_text(f"{k} 1\n")
+    reopened = FilmSource(film, speed=1e6, position_file=position, window_open=lambda: True)
+    reopened.open()
+    frame = reopened.read()
+    assert frame is not None and [p[0] for p in reopened.presses_before(frame)] == [film.moments[k].presses[0].seat]
 
 
 def test_a_restarted_referee_reopens_the_claim_window_of_the_last_discard(tmp_path: Path) -> None:

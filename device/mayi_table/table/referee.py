@@ -121,7 +121,7 @@ class Referee:
             )
         else:
             # a restart: the claim window (in memory) on the journal's top discard died with the old
-            # process; it is opened again at the first call that brings the time (`_reopen_window`)
+            # process; it is opened again at the first snapshot or press (`_reopen_window`)
             self._reopen = True
         self.game: Game = game
         self.seats: tuple[str, ...] = start.seats
@@ -239,8 +239,6 @@ class Referee:
         self.tick(now)
 
     def tick(self, now: float) -> None:
-        if self._reopen:
-            self._reopen_window(now)
         d = self.claims.poll(now)
         if d is not None and d.granted:
             ev = d.event()
@@ -255,6 +253,10 @@ class Referee:
 
     # ----- snapshots -------------------------------------------------------------------
     def on_snapshot(self, snap: TableSnapshot, now: float) -> None:
+        if self._reopen:
+            # at the first steady view of the table (or the first press), not at a clock tick: the window
+            # then opens when the discard is seen lying there, as it did before the restart
+            self._reopen_window(now)
         self.tick(now)
         self.deferred = None
         self._process(snap, now)
