@@ -180,3 +180,20 @@ class OracleReader:
 
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         return oracle_cards(self._labels.popleft()) if self._labels else []
+
+
+def feed_film_item(
+    item: ButtonPress | FilmFrame,
+    referee: Any,
+    reader: Any,
+    recognize: Callable[[FilmFrame], list[PhysicalCard]] = lambda f: oracle_cards(f.labels),
+) -> None:
+    """One film item through the table reader and the referee, in the order the device handles them: a press,
+    or a frame (read, then its snapshot if one is published, then the claim clock)."""
+    if isinstance(item, ButtonPress):
+        referee.on_press(item.seat, item.t, long=item.long)
+        return
+    snap = reader.feed(recognize(item), item.image, item.t)
+    if snap is not None:
+        referee.on_snapshot(snap, item.t)
+    referee.tick(item.t)

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 import yaml
 
+from mayi_table.demo import feed_film_item
 from mayi_table.launch import film_for
 from mayi_table.rules.events import Buy, GameStart, event_to_dict
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
-from mayi_table.vision.render.game import ButtonPress, GameFilm, oracle_cards
+from mayi_table.vision.render.game import GameFilm
 from mayi_table.vision.table_reading import TableReader, Zones
 
 PROFILE = "classic"
@@ -73,13 +74,7 @@ def direct_run(tmp_path_factory: pytest.TempPathFactory) -> DirectRun:
     referee = Referee(journal, GameStart(PROFILE, (), film.seats), film.first_dealer)
     rd = reader()
     for item in film.items():
-        if isinstance(item, ButtonPress):
-            referee.on_press(item.seat, item.t, long=item.long)
-            continue
-        snap = rd.feed(oracle_cards(item.labels), item.image, item.t)
-        if snap is not None:
-            referee.on_snapshot(snap, item.t)
-        referee.tick(item.t)
+        feed_film_item(item, referee, rd)
     game = journal.game
     assert game is not None and len(game.results) == 1
     # the baseline itself is right: the true round, with its buy, and nothing flagged

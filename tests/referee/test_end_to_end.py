@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mayi_table.demo import feed_film_item
 from mayi_table.rules.events import GameStart
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
-from mayi_table.vision.render.game import ButtonPress, GameFilm, oracle_cards
+from mayi_table.vision.render.game import GameFilm
 from mayi_table.vision.table_reading import TableReader
 
 
@@ -19,13 +20,7 @@ def test_one_rendered_round_scores_as_the_truth(tmp_path: Path) -> None:
     referee = Referee(journal, GameStart("classic", (), film.seats), film.first_dealer)
     reader = TableReader(film.zones, stable_frames=3)
     for item in film.items():
-        if isinstance(item, ButtonPress):
-            referee.on_press(item.seat, item.t, long=item.long)
-            continue
-        snap = reader.feed(oracle_cards(item.labels), item.image, item.t)
-        if snap is not None:
-            referee.on_snapshot(snap, item.t)
-        referee.tick(item.t)
+        feed_film_item(item, referee, reader)
     game = journal.game
     assert game is not None and len(game.results) == 1
     assert game.results[0].scores == film.run.game.results[0].scores

@@ -33,7 +33,18 @@ from ...rules.simulate import GameRun, play_game
 from ..classes import Box, Corner, PhysicalCard
 from ..table_reading import Zones, axes_of
 from .faces import FACE_H, FACE_W, HELD_OUT_DESIGNS, TRAIN_DESIGNS, Design, render_back, render_face
-from .scene import CARD_MM, VISIBLE_SHARE, CardLabel, Placed, _apply, _texture, _tilt_homography, _uncovered, paste_card
+from .scene import (
+    CARD_MM,
+    VISIBLE_SHARE,
+    CardLabel,
+    Placed,
+    _apply,
+    _card_matrix,
+    _texture,
+    _tilt_homography,
+    _uncovered,
+    paste_card,
+)
 
 STEP_MM = 17.0  # along a fanned row: at least this, more where the design's indices are wider
 ROW_PITCH_MM = 34.0  # between rows of one seat: at least this, more where the design's indices are taller
@@ -283,7 +294,7 @@ class GameFilm:
         outlines: list[np.ndarray] = []
         quads_all: list[tuple[np.ndarray, np.ndarray] | None] = []
         for i, p in enumerate(placed):
-            m = _matrix(p, ppm)
+            m = _card_matrix(p, ppm)
             if p.card == "back":
                 img = render_back(7)
                 quads = None
@@ -390,16 +401,6 @@ def fan_spacing(design: Design) -> tuple[float, float]:
         wide = max(wide, float(q[:, 0].max()) * scale)
         tall = max(tall, float(q[:, 1].max()) * scale)
     return max(STEP_MM, wide + INDEX_CLEARANCE_MM), max(ROW_PITCH_MM, tall + INDEX_CLEARANCE_MM)
-
-
-def _matrix(p: Placed, px_per_mm: float) -> np.ndarray:
-    s = CARD_MM[0] * px_per_mm / FACE_W
-    a = math.radians(p.angle)
-    c, si = math.cos(a) * s, math.sin(a) * s
-    fx, fy = FACE_W / 2, FACE_H / 2
-    tx = p.centre[0] * px_per_mm - (c * fx + si * fy)
-    ty = p.centre[1] * px_per_mm - (-si * fx + c * fy)
-    return np.array([[c, si, tx], [-si, c, ty]], np.float32)
 
 
 # ------------------------------------------------------------------ the oracle recogniser
