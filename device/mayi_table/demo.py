@@ -149,6 +149,11 @@ class FilmSource:
             tmp.write_text(f"{position[0]} {position[1]}\n")
             os.replace(tmp, self.position_file)
 
+    def device_options(self) -> dict[str, Any]:
+        """How a `runtime.Device` runs on this film: no frame dropped, the film's clock, its presses in
+        order with its frames, its position saved as frames are journaled."""
+        return {"live": False, "clock": None, "presses_for": self.presses_before, "on_processed": self.processed}
+
     def oracle(self) -> OracleReader:
         return OracleReader(self._labels)
 

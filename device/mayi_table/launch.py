@@ -16,7 +16,6 @@ import os
 import signal
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -191,13 +190,10 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
                 inertia=cfg.reading.inertia,
                 min_confidence=cfg.reading.min_confidence,
             ),
-            live=film_source is None,
             notifier=notifier,
             watchdog=Watchdog.from_env(notifier),
-            clock=None if film_source is not None else time.monotonic,
             claim_window_s=cfg.claims.window_s,
-            presses_for=film_source.presses_before if film_source else None,
-            on_processed=film_source.processed if film_source else None,
+            **(film_source.device_options() if film_source else {}),
         )
         if film_source is None:
             device.panel = _open_panel(cfg, device)
@@ -313,10 +309,7 @@ def demo_main(
         camera=ResilientCamera(source, ends=True),
         recognizer=recognizer,
         reader_factory=lambda: TableReader(film.zones),
-        live=False,
-        clock=None,
-        presses_for=source.presses_before,
-        on_processed=source.processed,
+        **source.device_options(),
         first_dealer=film.first_dealer,
     )
     echo(f"May I? Table demo: {profile}, {players} players, seed {seed}, {len(film)} moments to film")

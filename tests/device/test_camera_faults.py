@@ -59,12 +59,9 @@ def test_camera_outage_is_reported_and_recovered_without_a_restart(tmp_path: Pat
         camera=camera,
         recognizer=film_source.oracle(),
         reader_factory=reader,
-        live=False,
         notifier=notifier,
         watchdog=Watchdog(notifier, 0.02),
-        clock=None,
-        presses_for=film_source.presses_before,
-        on_processed=film_source.processed,
+        **film_source.device_options(),
         annotate_view=False,
     )
     try:

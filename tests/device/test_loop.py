@@ -31,12 +31,9 @@ def test_device_journals_the_round_as_the_referee_does(tmp_path: Path, direct_ru
             camera=ResilientCamera(source, ends=True),
             recognizer=source.oracle(),
             reader_factory=reader,
-            live=False,
             notifier=notifier,
             watchdog=Watchdog(notifier, 0.02),
-            clock=None,
-            presses_for=source.presses_before,
-            on_processed=source.processed,
+            **source.device_options(),
             annotate_view=False,
         )
         code = device.run()

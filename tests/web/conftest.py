@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from mayi_table.web.app import create_app
 from mayi_table.web.server import WebServer
 
 PIN = "2468"
+CHROMIUM = os.environ.get("MAYI_CHROMIUM", "/usr/bin/chromium")  # Debian's, never Playwright's download
 
 
 def bot_events(seed: int = 3, rounds: int = 1, observed: bool = False) -> list[Event]:
@@ -135,3 +137,12 @@ def log_in_host(page: Any, pin: str) -> None:
     page.fill("#pin", pin)
     page.click("#login button")
     page.wait_for_selector("#controls:not([hidden])")
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()

@@ -8,8 +8,6 @@ tests/web/screenshots/.
 from __future__ import annotations
 
 import io
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,9 +15,8 @@ import pytest
 from mayi_table.table.hub import TableHub
 from mayi_table.web.server import WebServer
 
-from .conftest import PIN, Feeder, bot_events, log_in_host
+from .conftest import CHROMIUM, PIN, Feeder, bot_events, log_in_host
 
-CHROMIUM = os.environ.get("MAYI_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 SIZES = {"1920x1080": (1920, 1080), "768x1024": (768, 1024)}
 
@@ -37,16 +34,6 @@ def crop_jpeg() -> bytes:
     out = io.BytesIO()
     img.save(out, "JPEG")
     return out.getvalue()
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 def fits(page: object) -> bool:
