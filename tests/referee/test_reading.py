@@ -159,7 +159,7 @@ def test_identical_card_put_down_under_an_arm_gets_a_new_track() -> None:
 
     def seen(px: int, py: int) -> list[PhysicalCard]:
         box = (float(px), float(py), float(px + 36), float(py + 50))
-        return [PhysicalCard("KS", 1.0, box, (Corner("KS", 1.0, box), Corner("KS", 1.0, box)))]
+        return [PhysicalCard("KS", 1.0, box, (Corner("KS", 1.0, box), Corner("KS", 1.0, box)), 0.0)]
 
     for moved, arm_seen in ((False, True), (True, True), (True, False)):
         reader = TableReader(Zones.four_seats(), stable_frames=2)

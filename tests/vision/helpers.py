@@ -26,6 +26,20 @@ def card_corners(
     confidence: tuple[float, float] = (0.9, 0.8),
 ) -> tuple[Corner, Corner]:
     """The (top-left, bottom-right) corner-index boxes of a card lying flat at `angle` degrees counter-clockwise."""
+    tl, br, _, _ = four_index_corners(card, centre, angle, px_per_mm, index_mm, margin_mm, (*confidence, 0, 0))
+    return tl, br
+
+
+def four_index_corners(
+    card: str,
+    centre: tuple[float, float],
+    angle: float,
+    px_per_mm: float = 2.0,
+    index_mm: tuple[float, float] = (8.0, 16.0),
+    margin_mm: float = 3.0,
+    confidence: tuple[float, float, float, float] = (0.9, 0.8, 0.7, 0.6),
+) -> tuple[Corner, Corner, Corner, Corner]:
+    """The (top-left, bottom-right, top-right, bottom-left) index boxes of a four-index card lying flat."""
     iw, ih = index_mm
     ox = CARD_WIDTH_MM / 2 - margin_mm - iw / 2
     oy = CARD_HEIGHT_MM / 2 - margin_mm - ih / 2
@@ -34,23 +48,30 @@ def card_corners(
     bw = (iw * abs(c) + ih * abs(s)) * px_per_mm
     bh = (iw * abs(s) + ih * abs(c)) * px_per_mm
     out = []
-    for sign, conf in ((-1, confidence[0]), (1, confidence[1])):
-        u, v = sign * ox * px_per_mm, sign * oy * px_per_mm
+    for (sx, sy), conf in zip(((-1, -1), (1, 1), (1, -1), (-1, 1)), confidence):
+        u, v = sx * ox * px_per_mm, sy * oy * px_per_mm
         x, y = centre[0] + u * c + v * s, centre[1] - u * s + v * c
         out.append(Corner(card, conf, (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)))
-    return out[0], out[1]
+    return out[0], out[1], out[2], out[3]
 
 
 def fan_corners(
-    cards: Sequence[str], start: tuple[float, float], angle: float, step_mm: float, px_per_mm: float = 2.0
+    cards: Sequence[str],
+    start: tuple[float, float],
+    angle: float,
+    step_mm: float,
+    px_per_mm: float = 2.0,
+    four_index: bool = False,
 ) -> list[Corner]:
-    """The top-left indices of a fanned row: each card shifted `step_mm` along the row, covering the previous
-    card's bottom-right index."""
+    """The indices a fanned row leaves showing: each card shifted `step_mm` along the row, covering the
+    previous card's bottom-right index (its top-left one, and on a four-index deck its bottom-left one)."""
     t = math.radians(angle)
     dx, dy = math.cos(t) * step_mm * px_per_mm, -math.sin(t) * step_mm * px_per_mm
-    return [
-        card_corners(card, (start[0] + i * dx, start[1] + i * dy), angle, px_per_mm)[0] for i, card in enumerate(cards)
-    ]
+    out = []
+    for i, card in enumerate(cards):
+        tl, _, _, bl = four_index_corners(card, (start[0] + i * dx, start[1] + i * dy), angle, px_per_mm)
+        out += [tl, bl] if four_index else [tl]
+    return out
 
 
 # ------------------------------------------------------------------ a tiny ONNX "detector" of bright squares

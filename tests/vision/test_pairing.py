@@ -16,7 +16,7 @@ from mayi_table.vision.pairing import (
     pair_corners,
 )
 
-from .helpers import card_corners, fan_corners
+from .helpers import card_corners, fan_corners, four_index_corners
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -127,6 +127,53 @@ def test_flat_and_fanned_copies_of_one_face() -> None:
     cards = pair_corners([*flat, *fan])
     assert Counter(c.card for c in cards) == Counter({"9C": 2, "8C": 1, "10C": 1})
     assert sum(1 for c in cards if len(c.corners) == 2) == 1
+
+
+# ------------------------------------------------------------------ four-index decks (Dondorf and kin)
+
+
+@pytest.mark.parametrize("angle", [0, 20, 45, 90, 135, 180, -60, -100])
+@pytest.mark.parametrize("px_per_mm", [1.2, 2.5])
+def test_a_four_index_card_is_one_card(angle: float, px_per_mm: float) -> None:
+    """All four indices of a card lying free: both diagonal pairs share the centre, so one card."""
+    corners = four_index_corners("5D", (700, 500), angle, px_per_mm)
+    cards = pair_corners(list(corners))
+    assert len(cards) == 1 and set(cards[0].corners) == set(corners)
+    assert cards[0].orientation is not None
+
+
+@pytest.mark.parametrize("missing", [0, 1, 2, 3])
+def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
+    corners = [c for k, c in enumerate(four_index_corners("QS", (500, 400), 30, 2.0)) if k != missing]
+    cards = pair_corners(corners)
+    assert len(cards) == 1 and set(cards[0].corners) == set(corners)
+
+
+@pytest.mark.parametrize("angle", [0, 25, 90, 180, -60])
+def test_a_fan_of_four_index_cards_is_one_card_per_edge(angle: float) -> None:
+    """A fan leaves each card's left edge showing: its top-left and bottom-left indices, one card.
+    (At some angles an edge also fits a diagonal's geometry; which one it is taken for does not matter.)"""
+    meld = ["7H", "7H", "7S", "8H", "7H"]
+    cards = pair_corners(fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True))
+    assert Counter(c.card for c in cards) == Counter(meld)
+    assert all(len(c.corners) == 2 for c in cards)
+
+
+@pytest.mark.parametrize("step_mm", [14, 20, 24])
+@pytest.mark.parametrize("angle", [0, 45, 90, 180])
+def test_duplicates_two_apart_in_a_fan_stay_two(step_mm: float, angle: float) -> None:
+    """7H 7S 7H: the two 7H indices may lie a card's width apart, like one card's top two indices,
+    but the 7S index between them shows they are two cards."""
+    cards = pair_corners(fan_corners(["7H", "7S", "7H"], (600, 500), angle, step_mm=step_mm))
+    assert Counter(c.card for c in cards) == Counter({"7H": 2, "7S": 1})
+
+
+def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:
+    """A copy's index lying on the middle of a found card is another card, not that card's index."""
+    tl, br = card_corners("9C", (500, 500), 0, 2.0)
+    other = card_corners("9C", (500, 500 + 20 * 2.0), 0, 2.0)[0]
+    cards = pair_corners([tl, br, other])
+    assert Counter(len(c.corners) for c in cards) == Counter({2: 1, 1: 1})
 
 
 def test_corners_too_far_or_too_close_are_not_paired() -> None:

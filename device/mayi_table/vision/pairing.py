@@ -17,6 +17,13 @@ so that as many pairs as possible form, best-fitting first (an exact minimum-cos
 handful of corners one face has), so four corners of two flat 7H make two cards, and two 7H indices
 side by side in a fan make two cards.
 
+Many continental decks print the index in all four corners. Their cards are grouped too. Two corners
+one card edge apart pair like a diagonal does (the left edge of a card in a fan shows its top-left and
+bottom-left indices), but only when nothing else was seen between them, where a fan of duplicates would
+show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
+corners form the rectangle of one card's indices (or a pair and a corner that make three of its
+corners) become one card.
+
 Only axis-aligned boxes are known, so two *same-facing* copies of one face lying about a card's diagonal
 apart can still be taken for one card; the indices' pixels are too small (about 12 x 30 px) to tell a
 turned mark from an upright one reliably. On ground-truth corner boxes of rendered game tables the
@@ -88,6 +95,9 @@ SIZE_TOLERANCE = 0.3  # the two boxes' widths (heights) may differ by this share
 SIZE_SLACK_PX = 3.0  # ... plus this many pixels (small boxes are noisy)
 SHAPE_TOLERANCE = 0.15  # allowed miss of a box's (h - w) / (h + w) against the mark's range at the pair's angle
 EXACT_MATCHING_LIMIT = 14  # corners of one face matched exactly; more are matched greedily
+RECTANGLE_TOLERANCE = 0.15  # four indices of one card: diagonals equal and crossing at their middles, to this share
+ASPECT_TOLERANCE = 1.3  # ... and the sides in a card's index-to-index proportion, off by at most this factor
+SIDE_DISTANCE_TOLERANCE = 1.5  # two indices along one edge: distance off by at most this factor
 
 
 @dataclass(frozen=True)
@@ -134,10 +144,7 @@ def fit_pair(a: Corner, b: Corner) -> PairFit | None:
     if min(aw, ah, bw, bh) <= 0:
         return None
     # 1. point symmetry: the same box size
-    size_err = max(
-        abs(aw - bw) / (SIZE_TOLERANCE * max(aw, bw) + SIZE_SLACK_PX),
-        abs(ah - bh) / (SIZE_TOLERANCE * max(ah, bh) + SIZE_SLACK_PX),
-    )
+    size_err = _size_error(a.box, b.box)
     if size_err >= 1:
         return None
     geo = index_geometry(a.card)
@@ -152,18 +159,99 @@ def fit_pair(a: Corner, b: Corner) -> PairFit | None:
     dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(DISTANCE_TOLERANCE)
     if dist_err >= 1:
         return None
-    # 4. shape: an index k = (h - w) / (h + w) turned by theta gives a box with (H - W) / (H + W) = k * g
-    g = (c - s) / (c + s)
-    lo, hi = sorted((geo.aspect_range[0] * g, geo.aspect_range[1] * g))
-    shape_miss = 0.0
-    for w, h in ((aw, ah), (bw, bh)):
-        q = (h - w) / (h + w)
-        shape_miss = max(shape_miss, lo - q, q - hi, 0.0)
-    shape_err = shape_miss / SHAPE_TOLERANCE
+    # 4. shape: the boxes must look like the index turned by theta
+    shape_err = _shape_error((a.box, b.box), c, s, geo)
     if shape_err >= 1:
         return None
     cost = (size_err + dist_err + shape_err) / 3
     return PairFit(cost, theta, ((ax + bx) / 2, (ay + by) / 2), distance / geo.pair_distance_mm)
+
+
+def _size_error(a: Box, b: Box) -> float:
+    """How far two boxes are from the same size, 1 at the tolerance."""
+    (aw, ah), (bw, bh) = _size(a), _size(b)
+    return max(
+        abs(aw - bw) / (SIZE_TOLERANCE * max(aw, bw) + SIZE_SLACK_PX),
+        abs(ah - bh) / (SIZE_TOLERANCE * max(ah, bh) + SIZE_SLACK_PX),
+    )
+
+
+def _shape_error(boxes: Sequence[Box], c: float, s: float, geo: IndexGeometry) -> float:
+    """How far boxes are from an index turned to |cos| c, |sin| s: an index with k = (h - w) / (h + w)
+    gives a box with (H - W) / (H + W) = k * (c - s) / (c + s); 1 at the tolerance."""
+    g = (c - s) / (c + s)
+    lo, hi = sorted((geo.aspect_range[0] * g, geo.aspect_range[1] * g))
+    miss = 0.0
+    for box in boxes:
+        w, h = _size(box)
+        q = (h - w) / (h + w)
+        miss = max(miss, lo - q, q - hi, 0.0)
+    return miss / SHAPE_TOLERANCE
+
+
+def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> float | None:
+    """The cost (0 .. 1) of two corners of one face being two indices along one edge of a four-index
+    card (top-left and bottom-left, or top-left and top-right); None when they cannot be, or when
+    another corner in `others` lies between them."""
+    if a.card != b.card or min(*_size(a.box), *_size(b.box)) <= 0:
+        return None
+    size_err = _size_error(a.box, b.box)
+    if size_err >= 1:
+        return None
+    geo = index_geometry(a.card)
+    (ax, ay), (bx, by) = _centre(a.box), _centre(b.box)
+    distance = math.hypot(bx - ax, by - ay)
+    if distance <= 0:
+        return None
+    along_x, along_y = abs(bx - ax) / distance, abs(by - ay) / distance
+    ox, oy = geo.offset_mm
+    aw, ah = _size(a.box)
+    bw, bh = _size(b.box)
+    best = None
+    # along the long edge the line runs with the index's height, along the short edge across it
+    for c, s, edge_mm in ((along_y, along_x, 2 * oy), (along_x, along_y, 2 * ox)):
+        px_per_mm = ((aw + ah + bw + bh) / 2) / ((geo.width_mm + geo.height_mm) * (c + s))
+        ratio = distance / (edge_mm * px_per_mm)
+        dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(SIDE_DISTANCE_TOLERANCE)
+        shape_err = _shape_error((a.box, b.box), c, s, geo)
+        if dist_err < 1 and shape_err < 1:
+            cost = (size_err + dist_err + shape_err) / 3
+            best = cost if best is None else min(best, cost)
+    if best is None:
+        return None
+    # a fan of duplicates (7H 7S 7H) shows the other cards' indices between; a card's edge is bare
+    if _anything_between(_centre(a.box), _centre(b.box), 0.6 * max(aw, ah, bw, bh), others, (a, b)):
+        return None
+    return best
+
+
+def _anything_between(
+    p: tuple[float, float], q: tuple[float, float], reach: float, others: Sequence[Corner], skip: Sequence[Corner]
+) -> bool:
+    """Whether a corner (other than `skip`) lies within `reach` of the middle 70% of the segment p-q."""
+    length2 = (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
+    if length2 <= 0:
+        return False
+    for o in others:
+        if any(o is k for k in skip):
+            continue
+        x, y = _centre(o.box)
+        t = ((x - p[0]) * (q[0] - p[0]) + (y - p[1]) * (q[1] - p[1])) / length2
+        if 0.15 < t < 0.85 and math.hypot(p[0] + t * (q[0] - p[0]) - x, p[1] + t * (q[1] - p[1]) - y) < reach:
+            return True
+    return False
+
+
+def point_in_polygon(point: tuple[float, float], poly: Sequence[tuple[float, float]] | np.ndarray) -> bool:
+    """Even-odd rule."""
+    x, y = point
+    inside = False
+    n = len(poly)
+    for k in range(n):
+        (x1, y1), (x2, y2) = poly[k], poly[(k + 1) % n]
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
 
 
 def card_outline(centre: tuple[float, float], orientation: float, px_per_mm: float) -> np.ndarray:
@@ -223,6 +311,101 @@ def _sort_key(corner: Corner) -> tuple[float, float, float, float, float]:
     return (corner.box[0], corner.box[1], corner.box[2], corner.box[3], -corner.confidence)
 
 
+def _rectangle(
+    points: Sequence[tuple[float, float]], corners: Sequence[Corner], geo: IndexGeometry, others: Sequence[Corner]
+) -> float | None:
+    """The card orientation when four index centres (of `corners`, and one completed point when three)
+    are the four indices of one card, else None: a rectangle in the card's index-to-index proportions,
+    boxes shaped and sized as its indices would be, and no other corner along its edges."""
+    boxes = [c.box for c in corners]
+    ox, oy = geo.offset_mm
+    want = oy / ox  # long edge over short edge between index centres
+    a = points[0]
+    for k in (1, 2, 3):
+        # a and points[k] as one diagonal, the other two as the other
+        b = points[k]
+        c, d = (points[m] for m in (1, 2, 3) if m != k)
+        d1, d2 = math.dist(a, b), math.dist(c, d)
+        if d1 <= 0 or abs(d1 - d2) > RECTANGLE_TOLERANCE * max(d1, d2):
+            continue
+        mid1, mid2 = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), ((c[0] + d[0]) / 2, (c[1] + d[1]) / 2)
+        if math.dist(mid1, mid2) > RECTANGLE_TOLERANCE * d1:
+            continue
+        e1, e2 = math.dist(a, c), math.dist(a, d)
+        if min(e1, e2) <= 0 or abs(math.log(max(e1, e2) / min(e1, e2) / want)) > math.log(ASPECT_TOLERANCE):
+            continue
+        far = c if e1 >= e2 else d  # a's neighbour along the long edge
+        vx, vy = far[0] - a[0], far[1] - a[1]
+        orientation = normalise_orientation(math.degrees(math.atan2(-vy, vx)) + 90)
+        t = math.radians(orientation)
+        cs, sn = abs(math.cos(t)), abs(math.sin(t))
+        from_boxes = (
+            sum(w + h for w, h in map(_size, boxes)) / len(boxes) / ((geo.width_mm + geo.height_mm) * (cs + sn))
+        )
+        from_rectangle = max(e1, e2) / (2 * oy)
+        if abs(math.log(from_rectangle / from_boxes)) >= math.log(DISTANCE_TOLERANCE):
+            continue
+        if _shape_error(boxes, cs, sn, geo) >= 1:
+            continue
+        reach = 0.6 * max(max(_size(box)) for box in boxes)
+        if any(_anything_between(p, q, reach, others, corners) for p, q in ((a, c), (c, b), (b, d), (d, a))):
+            continue
+        return orientation
+    return None
+
+
+@dataclass
+class _Card:
+    """Corners of one face found to be one card."""
+
+    corners: list[Corner]
+    orientation: float | None = None  # known when a diagonal pair or a rectangle was seen
+    outline: np.ndarray | None = None
+
+    def points(self) -> list[tuple[float, float]]:
+        return [_centre(c.box) for c in self.corners]
+
+
+def _as_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) -> float | None:
+    """The orientation when these corners (three or four) are indices of one card, else None."""
+    geo = index_geometry(name)
+    pts = [_centre(c.box) for c in corners]
+    if len(pts) == 4:
+        return _rectangle(pts, corners, geo, others)
+    # three corners: complete the rectangle at each one as its right-angled corner
+    for r in range(3):
+        p, q = (pts[m] for m in range(3) if m != r)
+        fourth = (p[0] + q[0] - pts[r][0], p[1] + q[1] - pts[r][1])
+        orientation = _rectangle([*pts, fourth], corners, geo, others)
+        if orientation is not None:
+            return orientation
+    return None
+
+
+def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) -> list[_Card]:
+    """Join pairs (and a pair and a lone corner) that are indices of one four-index card."""
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(cards)):
+            for j in range(i + 1, len(cards)):
+                a, b = cards[i], cards[j]
+                if len(a.corners) + len(b.corners) not in (3, 4) or max(len(a.corners), len(b.corners)) > 2:
+                    continue
+                orientation = _as_rectangle(a.corners + b.corners, name, others)
+                if orientation is None:
+                    continue
+                keep = a if a.outline is not None else b
+                keep_orientation = keep.orientation if keep.orientation is not None else orientation
+                cards[i] = _Card(a.corners + b.corners, keep_orientation, keep.outline)
+                del cards[j]
+                joined = True
+                break
+            if joined:
+                break
+    return cards
+
+
 def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None = None) -> list[PhysicalCard]:
     """Group corner detections into physical cards (image_size = (width, height) clips card boxes).
 
@@ -231,31 +414,40 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
     by_card: dict[str, list[Corner]] = defaultdict(list)
     for corner in corners:
         by_card[corner.card].append(corner)
-    cards: list[PhysicalCard] = []
+    everything = sorted(corners, key=_sort_key)
+    out: list[PhysicalCard] = []
     for name in sorted(by_card):
         group = sorted(by_card[name], key=_sort_key)
         fits: dict[tuple[int, int], PairFit] = {}
+        costs: dict[tuple[int, int], float] = {}
         for i in range(len(group)):
             for j in range(i + 1, len(group)):
                 fit = fit_pair(group[i], group[j])
-                if fit is not None:
+                side = fit_side(group[i], group[j], everything)
+                if fit is not None:  # a diagonal also fits as an edge at some angles: it is a diagonal
                     fits[(i, j)] = fit
-        pairs = _match({k: f.cost for k, f in fits.items()}, len(group))
-        paired: set[int] = set()
+                    costs[(i, j)] = fit.cost
+                elif side is not None:
+                    costs[(i, j)] = side
+        pairs = _match(costs, len(group))
+        paired = {k for pair in pairs for k in pair}
+        cards: list[_Card] = []
         for i, j in pairs:
-            paired.update((i, j))
-            fit, a, b = fits[(i, j)], group[i], group[j]
-            outline = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
-            card_box: Box = (
-                float(outline[:, 0].min()),
-                float(outline[:, 1].min()),
-                float(outline[:, 0].max()),
-                float(outline[:, 1].max()),
+            fit = fits.get((i, j))
+            if fit is None:  # two indices along one edge: the card's extent is not known
+                cards.append(_Card([group[i], group[j]]))
+            else:
+                outline = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
+                cards.append(_Card([group[i], group[j]], fit.orientation, outline))
+        cards += [_Card([c]) for k, c in enumerate(group) if k not in paired]
+        for card in _join_four_index(cards, name, everything):
+            boxes = [c.box for c in card.corners]
+            if card.outline is not None:
+                o = card.outline
+                boxes.append((float(o[:, 0].min()), float(o[:, 1].min()), float(o[:, 0].max()), float(o[:, 1].max())))
+            conf = max(c.confidence for c in card.corners)
+            out.append(
+                PhysicalCard(name, conf, _clip(_union(boxes), image_size), tuple(card.corners), card.orientation)
             )
-            box = _clip(_union((card_box, a.box, b.box)), image_size)
-            cards.append(PhysicalCard(name, max(a.confidence, b.confidence), box, (a, b), fit.orientation))
-        for k, corner in enumerate(group):
-            if k not in paired:
-                cards.append(PhysicalCard(name, corner.confidence, _clip(corner.box, image_size), (corner,)))
-    cards.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
-    return cards
+    out.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
+    return out

@@ -44,7 +44,8 @@ def load_image(path: Path | str) -> np.ndarray:
             im.load()
             upright = ImageOps.exif_transpose(im)
             rgb = np.asarray(upright.convert("RGB"))
-    except UnidentifiedImageError:
+    except (UnidentifiedImageError, ImportError):
+        # ImportError: Ultralytics, once imported, retries unknown files through an optional HEIF plugin
         raise ImageLoadError(path, "not an image Pillow can read") from None
     except Image.DecompressionBombError as e:
         raise ImageLoadError(path, f"too large ({e})") from None

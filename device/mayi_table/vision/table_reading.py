@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from .classes import Box, PhysicalCard
+from .pairing import point_in_polygon
 
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
@@ -354,7 +355,7 @@ class TableReader:
             tr.centre = _centre(c.box)
             tr.box = c.box
             tr.seen = self.frame_no
-            if len(c.corners) >= 2:
+            if c.orientation is not None:  # both diagonal corners seen: nothing covers the card
                 if tr.two_since is None:
                     tr.two_since = self.frame_no
             else:
@@ -425,13 +426,7 @@ class TableReader:
 
 
 def _inside(poly: Polygon, x: float, y: float) -> bool:
-    inside = False
-    n = len(poly)
-    for k in range(n):
-        (x1, y1), (x2, y2) = poly[k], poly[(k + 1) % n]
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
+    return point_in_polygon((x, y), poly)
 
 
 def _seen(c: PhysicalCard, tr: _Track, up: np.ndarray | None) -> SeenCard:

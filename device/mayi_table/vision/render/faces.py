@@ -201,7 +201,9 @@ def _draw_centre(draw: ImageDraw.ImageDraw, design: Design, card: str) -> None:
 @dataclass(frozen=True)
 class Face:
     image: np.ndarray  # FACE_H x FACE_W x 4, BGRA
-    corners: tuple[Quad, Quad]  # top-left index, bottom-right index, as quads in face pixels
+    # the corner indices as quads in face pixels: top-left, bottom-right and, on four-index decks,
+    # top-right and bottom-left
+    corners: tuple[Quad, ...]
 
 
 def _corner_radius() -> int:

@@ -292,7 +292,7 @@ class GameFilm:
         owner = np.full((h, w), -1, np.int32)
         face_outline = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
         outlines: list[np.ndarray] = []
-        quads_all: list[tuple[np.ndarray, np.ndarray] | None] = []
+        quads_all: list[tuple[np.ndarray, ...] | None] = []
         for i, p in enumerate(placed):
             m = _card_matrix(p, ppm)
             if p.card == "back":
@@ -301,7 +301,7 @@ class GameFilm:
             else:
                 face = render_face(self.design, p.card)
                 img = face.image
-                quads = (_apply(m, face.corners[0]), _apply(m, face.corners[1]))
+                quads = tuple(_apply(m, q) for q in face.corners)
             outline = _apply(m, face_outline)
             outlines.append(outline)
             quads_all.append(quads)
@@ -337,14 +337,14 @@ class GameFilm:
             if q is None:
                 continue
             outline = outlines[i]
-            corners: list[np.ndarray] = [q[0], q[1]]
+            corners: list[np.ndarray] = list(q)
             if self.homography is not None:
                 outline = cv2.perspectiveTransform(outline[None], self.homography)[0]
                 corners = [cv2.perspectiveTransform(c[None], self.homography)[0] for c in corners]
             shares = [_uncovered(owner, c, i) for c in corners]
             seen: list[np.ndarray | None] = [c if s >= VISIBLE_SHARE else None for c, s in zip(corners, shares)]
             share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-            labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), (shares[0], shares[1])))
+            labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares)))
         return image, labels
 
     def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -423,7 +423,7 @@ def oracle_cards(labels: Sequence[CardLabel]) -> list[PhysicalCard]:
         xs = [v for c in corners for v in (c.box[0], c.box[2])]
         ys = [v for c in corners for v in (c.box[1], c.box[3])]
         orientation = None
-        if len(corners) == 2:
+        if len(lab.corners) >= 2 and lab.corners[0] is not None and lab.corners[1] is not None:
             o = lab.outline
             orientation = math.degrees(math.atan2(-(o[1][1] - o[0][1]), o[1][0] - o[0][0])) % 360
         out.append(PhysicalCard(lab.card, 1.0, (min(xs), min(ys), max(xs), max(ys)), corners, orientation))

@@ -40,9 +40,9 @@ class CardLabel:
     card: str
     zone: str
     outline: np.ndarray  # 4 x 2 image points
-    corners: list[np.ndarray | None]  # the two index quads, None where covered
+    corners: list[np.ndarray | None]  # the index quads (2, or 4 on four-index decks), None where covered
     visible_share: float
-    corner_shares: tuple[float, float] = (0.0, 0.0)  # uncovered share of each index
+    corner_shares: tuple[float, ...] = (0.0, 0.0)  # uncovered share of each index
 
 
 @dataclass
@@ -258,7 +258,7 @@ def draw_scene(
     canvas = _texture(rng, w, h).astype(np.float32)
     owner = np.full((h, w), -1, np.int32)
     outlines: list[np.ndarray] = []
-    corner_quads: list[tuple[np.ndarray, np.ndarray] | None] = []
+    corner_quads: list[tuple[np.ndarray, ...] | None] = []
     shift = np.array([(w - table_mm[0] * px_per_mm) / 2, (h - table_mm[1] * px_per_mm) / 2], np.float32)
     face_outline = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     for i, p in enumerate(placed):
@@ -270,7 +270,7 @@ def draw_scene(
         else:
             face = render_face(p.design or design, p.card)
             img = face.image
-            quads = (_apply(m, face.corners[0]), _apply(m, face.corners[1]))
+            quads = tuple(_apply(m, q) for q in face.corners)
         outline = _apply(m, face_outline)
         outlines.append(outline)
         corner_quads.append(quads)
@@ -298,7 +298,7 @@ def draw_scene(
             shares.append(share_q)
             seen.append(qq if share_q >= VISIBLE_SHARE else None)
         share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-        labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), (shares[0], shares[1])))
+        labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares)))
     if spoil:
         image = spoil_image(image, rng)
     return Scene(image, labels)

@@ -40,7 +40,8 @@ log = logging.getLogger(__name__)
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")  # gnome-cards-data
 KDE_DIR = Path("/usr/share/carddecks")  # kdegames-card-data-kf5
 DEFAULT_CACHE = Path.home() / ".cache" / "mayi-table" / "themes"
-CACHE_VERSION = 2  # bump when rasterising or index finding changes, to redo the cache
+CACHE_VERSION = 3  # bump when rasterising or index finding changes, to redo the cache
+RELOCATE_VERSIONS = {2}  # older caches whose pictures are still good: only the indices are found again
 
 _SVG_RANK = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
 _SVG_SUIT = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
@@ -111,9 +112,11 @@ def _load_face(folder: str, card: str, corners: tuple[tuple[str, tuple[tuple[flo
     img = _load_png(folder, card)
     if img is None:
         return None
-    (tx1, ty1, tx2, ty2), (bx1, by1, bx2, by2) = boxes
-    # the bottom-right quad starts at the index's own top-left, which is the face's bottom-right
-    return Face(img, (_quad(tx1, ty1, tx2, ty2), _quad(bx1, by1, bx2, by2)[[2, 3, 0, 1]]))
+    # each quad starts at its index's own top-left: the face's bottom-right for the turned ones
+    # (bottom-right and bottom-left), the face's top-left for the upright ones (top-left and top-right)
+    turned = (False, True, False, True)
+    quads = tuple(_quad(*box)[[2, 3, 0, 1]] if turn else _quad(*box) for box, turn in zip(boxes, turned))
+    return Face(img, quads)
 
 
 # ------------------------------------------------------------------ finding and rasterising themes
@@ -270,25 +273,61 @@ def locate_index(face: np.ndarray, joker: bool = False) -> tuple[int, int, int, 
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 face pixels, x2 and y2 exclusive
 
 
-def locate_indices(face: np.ndarray, joker: bool = False) -> tuple[Box, Box]:
-    """Both corner indices' ink boxes in face pixels: top-left, and bottom-right (found on the face
-    turned 180 degrees, then mapped back). They must agree in size and look."""
+def _gray(face: np.ndarray) -> np.ndarray:
+    return np.asarray(cv2.cvtColor(np.ascontiguousarray(face[..., :3]), cv2.COLOR_BGR2GRAY), np.float32)
+
+
+def _looks_alike(gray: np.ndarray, a: Box, b: Box, turn_b: bool) -> float:
+    """Normalised cross-correlation of two index crops (the second turned 180 degrees first, if asked)."""
+    ca = cv2.resize(gray[a[1] : a[3], a[0] : a[2]], (32, 48), interpolation=cv2.INTER_AREA)
+    cb = gray[b[1] : b[3], b[0] : b[2]]
+    cb = cv2.resize(cb[::-1, ::-1] if turn_b else cb, (32, 48), interpolation=cv2.INTER_AREA)
+    ca, cb = ca - ca.mean(), cb - cb.mean()
+    return float((ca * cb).sum() / (np.linalg.norm(ca) * np.linalg.norm(cb) + 1e-6))
+
+
+def _same_size(a: Box, b: Box) -> bool:
+    return abs((a[2] - a[0]) - (b[2] - b[0])) <= 3 and abs((a[3] - a[1]) - (b[3] - b[1])) <= 3
+
+
+def _side_indices(face: np.ndarray, tl: Box, joker: bool) -> tuple[Box, Box] | None:
+    """The top-right and bottom-left indices of a four-index deck (many continental decks print the
+    index in all four corners), or None when the face has only the two diagonal ones.
+
+    The top-right one is the top-left one again (upright), the bottom-left one that turned 180 degrees."""
+    h, w = face.shape[:2]
+    try:
+        r = locate_index(np.ascontiguousarray(face[:, ::-1]), joker)
+        b = locate_index(np.ascontiguousarray(face[::-1, :]), joker)
+    except IndexNotFound:
+        return None
+    tr = (w - r[2], r[1], w - r[0], r[3])
+    bl = (b[0], h - b[3], b[2], h - b[1])
+    gray = _gray(face)
+    if not (_same_size(tl, tr) and _same_size(tl, bl)):
+        return None
+    if _looks_alike(gray, tl, tr, turn_b=False) < 0.7 or _looks_alike(gray, tl, bl, turn_b=True) < 0.7:
+        return None
+    return tr, bl
+
+
+def locate_indices(face: np.ndarray, joker: bool = False) -> tuple[Box, ...]:
+    """The corner indices' ink boxes in face pixels: top-left, bottom-right (found on the face turned
+    180 degrees, then mapped back) and, on a four-index deck, top-right and bottom-left. The diagonal
+    two must agree in size and look."""
     h, w = face.shape[:2]
     tl = locate_index(face, joker)
     turned = np.ascontiguousarray(face[::-1, ::-1])
     r = locate_index(turned, joker)
     br = (w - r[2], h - r[3], w - r[0], h - r[1])
-    tw, th = tl[2] - tl[0], tl[3] - tl[1]
-    if abs(tw - (r[2] - r[0])) > 3 or abs(th - (r[3] - r[1])) > 3:
+    if not _same_size(tl, br):
+        tw, th = tl[2] - tl[0], tl[3] - tl[1]
         raise IndexNotFound(f"the two indices differ in size ({tw}x{th} and {r[2] - r[0]}x{r[3] - r[1]})")
-    gray = cv2.cvtColor(np.ascontiguousarray(face[..., :3]), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    a = cv2.resize(gray[tl[1] : tl[3], tl[0] : tl[2]], (32, 48), interpolation=cv2.INTER_AREA)
-    b = cv2.resize(gray[br[1] : br[3], br[0] : br[2]][::-1, ::-1], (32, 48), interpolation=cv2.INTER_AREA)
-    a, b = a - a.mean(), b - b.mean()
-    ncc = float((a * b).sum() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))
+    ncc = _looks_alike(_gray(face), tl, br, turn_b=True)
     if ncc < 0.7:
         raise IndexNotFound(f"the bottom-right index is not the top-left one turned (ncc {ncc:.2f})")
-    return tl, br
+    sides = _side_indices(face, tl, joker)
+    return (tl, br) if sides is None else (tl, br, *sides)
 
 
 # ------------------------------------------------------------------ preparing and loading themes
@@ -308,6 +347,10 @@ def prepare_theme(src: ThemeSource, cache: Path = DEFAULT_CACHE) -> dict[str, ob
         cached: dict[str, object] = json.loads(record_file.read_text())
         if all(cached.get(k) == v for k, v in stamp.items()):
             return cached
+        if cached.get("ok") and cached.get("version") in RELOCATE_VERSIONS and all(
+            cached.get(k) == v for k, v in stamp.items() if k != "version"
+        ):
+            return _relocate(cached, folder, record_file, stamp)
     folder.mkdir(parents=True, exist_ok=True)
     record: dict[str, object] = dict(stamp, name=src.name, family=src.family, ok=False, reason="", corners={})
     try:
@@ -315,6 +358,30 @@ def prepare_theme(src: ThemeSource, cache: Path = DEFAULT_CACHE) -> dict[str, ob
         record["ok"] = True
     except (IndexNotFound, subprocess.SubprocessError, OSError) as e:
         record["reason"] = str(e)
+    record_file.write_text(json.dumps(record, indent=1))
+    return record
+
+
+def _relocate(
+    cached: dict[str, object], folder: Path, record_file: Path, stamp: dict[str, object]
+) -> dict[str, object]:
+    """Find the indices again on a cached theme's pictures (no rasterising)."""
+    record = dict(cached, **stamp)
+    try:
+        corners = {}
+        cards = cached["corners"]
+        assert isinstance(cards, dict)
+        for card in cards:
+            face = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
+            if face is None:
+                raise IndexNotFound(f"{card}: cached picture missing")
+            try:
+                corners[card] = [list(box) for box in locate_indices(face, joker=card == "JK")]
+            except IndexNotFound as e:
+                raise IndexNotFound(f"{card}: {e}") from None
+        record["corners"] = corners
+    except IndexNotFound as e:
+        record.update(ok=False, reason=str(e), corners={})
     record_file.write_text(json.dumps(record, indent=1))
     return record
 
@@ -338,10 +405,9 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
         for card in order:
             face, ratio = rasterise(src.path, svg_id(src.kind, card), work)
             try:
-                tl, br = locate_indices(face)
+                corners[card] = [list(box) for box in locate_indices(face)]
             except IndexNotFound as e:
                 raise IndexNotFound(f"{card}: {e}") from None
-            corners[card] = [list(tl), list(br)]
             ratios.append(ratio)
             cv2.imwrite(str(folder / f"{card}.png"), face)
         _check_same_place(corners)
@@ -351,8 +417,7 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
         else:
             face, _ = rasterise(src.path, joker, work)
             try:
-                tl, br = locate_indices(face, joker=True)
-                corners["JK"] = [list(tl), list(br)]
+                corners["JK"] = [list(box) for box in locate_indices(face, joker=True)]
                 cv2.imwrite(str(folder / "JK.png"), face)
             except IndexNotFound as e:
                 log.info("theme %s: joker has no clean index (%s), the procedural one is drawn", src.name, e)
