@@ -137,6 +137,9 @@ def dataset(
         "procedural", help="Training deck designs: procedural, themes (Debian card themes, installed) or all."
     ),
     zoomed_share: float | None = typer.Option(None, help="Share of tables framed closer (default: the recipe's)."),
+    spread_share: float | None = typer.Option(
+        None, help="Index stage: share of scenes that are hand spreads instead of tables (default: the recipe's)."
+    ),
 ) -> None:
     """Render training data for the card recogniser (resumes an interrupted build)."""
     from .vision.dataset import DatasetSpec, build_dataset
@@ -149,7 +152,14 @@ def dataset(
         conf = dict(load_recipe(recipe).get("dataset", {}))
     except (OSError, ValueError) as e:
         _fail(f"cannot read the recipe {recipe}: {e}")
-    for key, value in (("scenes", scenes), ("val_scenes", val_scenes), ("seed", seed), ("zoomed_share", zoomed_share)):
+    chosen_settings = (
+        ("scenes", scenes),
+        ("val_scenes", val_scenes),
+        ("seed", seed),
+        ("zoomed_share", zoomed_share),
+        ("spread_share", spread_share),
+    )
+    for key, value in chosen_settings:
         if value is not None:
             conf[key] = value
     if designs not in ("procedural", "themes", "all"):
@@ -163,7 +173,7 @@ def dataset(
         if not theme_split()[0]:
             _fail("no Debian card themes installed: run vision_models/install_card_themes.sh (make train-deps)")
     if stage == "index":
-        known = {"scenes", "val_scenes", "seed", "zoomed_share"}
+        known = {"scenes", "val_scenes", "seed", "zoomed_share", "spread_share"}
         if set(conf) - known:
             _fail(f"{recipe}: unknown dataset setting(s) {', '.join(sorted(set(conf) - known))}")
         with progress(int(conf.get("scenes", 1500)) + int(conf.get("val_scenes", 100)), "rendering") as bar:

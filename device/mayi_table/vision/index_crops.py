@@ -16,7 +16,7 @@ import numpy as np
 
 from .classes import CLASS_NAMES
 from .render.faces import TRAIN_DESIGNS, Design
-from .render.scene import Scene, render_table
+from .render.scene import VISIBLE_SHARE, Scene, render_spread, render_table
 
 CROP_SIZE = 64  # classifier input, px (a multiple of the network stride, 32)
 CROP_PAD = 1.3  # the crop's side is this many times the box's longer side
@@ -58,14 +58,31 @@ def jittered(box: Box, rng: random.Random, shift: float = 0.12, grow: tuple[floa
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
+READABLE_SHARE = 0.7  # an index this much uncovered is still read (a tight hand spread shows no more)
+UNREADABLE_SHARE = 0.5  # one covered more than half is not an index to read: `none`
+
+
+def _quad_box(q: np.ndarray) -> Box:
+    return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
+
+
 def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> list[tuple[str, Box]]:
-    """(class, box) samples of a scene: every visible index (jittered), and index-sized boxes elsewhere.
+    """(class, box) samples of a scene: every readable index (jittered), mostly covered indices as
+    `none`, and index-sized boxes elsewhere.
 
     Negatives lie mostly on cards (pips, court art, covered indices: where a detector errs) and
     never overlap a visible index."""
     h, w = scene.image.shape[:2]
     visible = scene.corner_boxes()
     out: list[tuple[str, Box]] = [(card, jittered(b, rng)) for card, b in visible]
+    for lab in scene.labels:
+        for q, share in zip(lab.quads, lab.corner_shares):
+            if READABLE_SHARE <= share < VISIBLE_SHARE:
+                out.append((lab.card, jittered(_quad_box(q), rng)))
+            elif 0.15 <= share < UNREADABLE_SHARE:
+                box = jittered(_quad_box(q), rng)
+                if all(_iou(box, b) < 0.1 for _, b in visible):  # not where another card's index shows
+                    out.append((NONE, box))
     hidden = [lab for lab in scene.labels if lab.visible_share > 0.05]
     for _ in range(int(len(visible) * negatives) + 1):
         if not visible:
@@ -90,6 +107,7 @@ def build_index_dataset(
     val_scenes: int = 100,
     seed: int = 7,
     zoomed_share: float = 0.3,
+    spread_share: float = 0.0,
     designs: Sequence[Design] = TRAIN_DESIGNS,
     progress: Callable[[int], None] | None = None,
     shard: tuple[int, int] = (0, 1),
@@ -111,7 +129,11 @@ def build_index_dataset(
         s = seed * 1_000_003 + n
         rng = random.Random(s)
         zoom = rng.uniform(1.6, 2.8) if rng.random() < zoomed_share else 1.0
-        scene = render_table(s, designs, zoom=zoom)
+        # a hand spread: tightly fanned, so its indices are barely uncovered
+        if spread_share > 0 and rng.random() < spread_share:
+            scene, _ = render_spread(s, designs)
+        else:
+            scene = render_table(s, designs, zoom=zoom)
         for k, (name, box) in enumerate(scene_samples(scene, rng)):
             crop = index_crop(scene.image, box)
             cv2.imwrite(str(out / split / name / f"s{n:05d}_{k:03d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])

@@ -344,7 +344,7 @@ class GameFilm:
             shares = [_uncovered(owner, c, i) for c in corners]
             seen: list[np.ndarray | None] = [c if s >= VISIBLE_SHARE else None for c, s in zip(corners, shares)]
             share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-            labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares)))
+            labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), corners))
         return image, labels
 
     def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

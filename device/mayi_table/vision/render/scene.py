@@ -43,6 +43,7 @@ class CardLabel:
     corners: list[np.ndarray | None]  # the index quads (2, or 4 on four-index decks), None where covered
     visible_share: float
     corner_shares: tuple[float, ...] = (0.0, 0.0)  # uncovered share of each index
+    quads: list[np.ndarray] = field(default_factory=list)  # every index quad, covered or not
 
 
 @dataclass
@@ -292,13 +293,15 @@ def draw_scene(
         assert quads is not None
         seen: list[np.ndarray | None] = []
         shares = []
+        all_quads = []
         for q in quads:
             qq = cv2.perspectiveTransform(q[None], hmat)[0]
+            all_quads.append(qq)
             share_q = _uncovered(owner, qq, i)
             shares.append(share_q)
             seen.append(qq if share_q >= VISIBLE_SHARE else None)
         share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-        labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares)))
+        labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), all_quads))
     if spoil:
         image = spoil_image(image, rng)
     return Scene(image, labels)
