@@ -110,3 +110,17 @@ def test_committed_classifier_names_held_out_indices(held_out_scene) -> None:  #
     corners = [Corner(CLASS_NAMES[0], 0.5, b) for b in boxes]
     named = onnx.name_corners(held_out_scene.image, corners)
     assert all(c.card in CLASS_NAMES for c in named)
+
+
+def test_a_box_inside_another_is_read_once() -> None:
+    """The detector may frame the word JOKER and its J apart: the best reading of nested boxes stays;
+    neighbouring indices that only touch both stay."""
+    from mayi_table.vision.classify import drop_nested
+
+    joker = Corner("JK", 0.95, (100, 100, 112, 160))
+    its_j = Corner("JC", 0.54, (100, 100, 112, 118))
+    neighbour = Corner("5S", 0.9, (110, 100, 124, 130))  # overlaps the joker's box by a sliver
+    kept = drop_nested([its_j, neighbour, joker])
+    assert set(kept) == {joker, neighbour}
+    # the better reading wins whichever box is larger
+    assert drop_nested([Corner("JK", 0.4, joker.box), Corner("JC", 0.9, its_j.box)]) == [Corner("JC", 0.9, its_j.box)]

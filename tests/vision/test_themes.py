@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import random
 import shutil
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 import pytest
 
-from mayi_table.vision.render.faces import FACE_H, FACE_W, render_back, render_face
+from mayi_table.vision.render.faces import FACE_H, FACE_W, PROCEDURAL, Design, Face, _quad, render_back, render_face
 from mayi_table.vision.render.scene import Placed, draw_scene
 from mayi_table.vision.render.themes import IndexNotFound, find_theme_files, load_themes, locate_indices
 
 
-def _synthetic_face(art_touching: bool = False) -> tuple[np.ndarray, tuple[int, int, int, int]]:
-    """A white card with a "10" over a suit blob in the top-left, the same turned 180° bottom-right,
-    a thin court frame and centre art; returns the face and the true ink box of the top-left index."""
+def _synthetic_face(
+    art_touching: bool = False, four_index: bool = False
+) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """A white card with a "10" over a suit blob in the top-left, the same turned 180° bottom-right
+    (and, on a four-index face, upright top-right and turned bottom-left), a thin court frame and
+    centre art; returns the face and the true ink box of the top-left index."""
     face = np.zeros((FACE_H, FACE_W, 4), np.uint8)
     cv2.rectangle(face, (0, 0), (FACE_W - 1, FACE_H - 1), (255, 255, 255, 255), -1)
     cv2.rectangle(face, (0, 0), (FACE_W - 1, FACE_H - 1), (60, 60, 60, 255), 1)  # the card's outline stroke
@@ -26,7 +30,12 @@ def _synthetic_face(art_touching: bool = False) -> tuple[np.ndarray, tuple[int, 
     cv2.rectangle(index, (12, 14), (15, 44), ink, -1)  # "1"
     cv2.ellipse(index, (26, 29), (7, 15), 0, 0, 360, ink, 3)  # "0", 4 px right of the "1"
     cv2.circle(index, (21, 62), 9, ink, -1)  # the suit, under the rank
-    for layer in (index, index[::-1, ::-1]):
+    layers = [index, index[::-1, ::-1]]
+    if four_index:
+        # the same index upright at the top right, and turned at the bottom left
+        top_right = np.roll(index, FACE_W - 12 - 36, axis=1)
+        layers += [top_right, top_right[::-1, ::-1]]
+    for layer in layers:
         drawn = layer[..., 3] > 0
         face[drawn] = layer[drawn]
     cv2.rectangle(face, (60, 50), (FACE_W - 61, FACE_H - 51), (0, 0, 0, 255), 1)  # the court frame
@@ -43,6 +52,49 @@ def test_locate_indices_on_a_drawn_face() -> None:
     # the ink box, to a pixel of anti-aliasing either way
     assert np.allclose(tl, (x1, y1, x2, y2), atol=1), tl
     assert np.allclose(br, (FACE_W - x2, FACE_H - y2, FACE_W - x1, FACE_H - y1), atol=1), br
+
+
+def test_locate_indices_finds_all_four_on_a_four_index_face() -> None:
+    """Many continental decks print the index in all four corners: all four are labelled."""
+    face, (x1, y1, x2, y2) = _synthetic_face(four_index=True)
+    boxes = locate_indices(face)
+    assert len(boxes) == 4
+    tl, br, tr, bl = boxes
+    assert np.allclose(tl, (x1, y1, x2, y2), atol=1), tl
+    assert np.allclose(br, (FACE_W - x2, FACE_H - y2, FACE_W - x1, FACE_H - y1), atol=1), br
+    assert np.allclose(tr, (FACE_W - x2, y1, FACE_W - x1, y2), atol=1), tr
+    assert np.allclose(bl, (x1, FACE_H - y2, x2, FACE_H - y1), atol=1), bl
+    # a two-index face has no side indices
+    assert len(locate_indices(_synthetic_face()[0])) == 2
+
+
+def test_a_four_index_face_labels_four_corners_in_a_scene() -> None:
+    """Drawn on the table, a four-index card's visible indices are all labelled, covered ones not."""
+    face_img, _ = _synthetic_face(four_index=True)
+    quads = tuple(
+        _quad(*b)[[2, 3, 0, 1]] if turned else _quad(*b)
+        for b, turned in zip(locate_indices(face_img), (False, True, False, True))
+    )
+
+    @dataclass(frozen=True)
+    class FourIndexDesign(Design):
+        def own_face(self, card: str) -> Face | None:
+            return Face(face_img, quads)
+
+    design = FourIndexDesign(**{k: getattr(PROCEDURAL[0], k) for k in Design.__dataclass_fields__})
+    # a lone card, and a fan of two where the second covers the first's right-hand indices
+    placed = [
+        Placed("7H", (150, 225), 10, "loose"),
+        Placed("5S", (380, 225), 0, "meld"),
+        Placed("6S", (400, 225), 0, "meld"),
+    ]
+    scene = draw_scene(placed, design, random.Random(4), spoil=False, tilt_deg=0.0, table_mm=(600.0, 450.0))
+    by_card = {lab.card: lab for lab in scene.labels}
+    assert all(q is not None for q in by_card["7H"].corners) and len(by_card["7H"].corners) == 4
+    covered = by_card["5S"].corners
+    assert covered[0] is not None and covered[3] is not None  # top-left and bottom-left show
+    assert covered[1] is None and covered[2] is None  # the right-hand ones are under the 6S
+    assert len(by_card["5S"].quads) == 4 and all(q is not None for q in by_card["5S"].quads)
 
 
 def test_locate_indices_refuses_art_touching_the_index() -> None:
@@ -86,8 +138,8 @@ def test_theme_faces_and_quads(themes: list) -> None:
             face = render_face(design, card)
             assert face.image.shape == (FACE_H, FACE_W, 4)
             gray = cv2.cvtColor(face.image[..., :3], cv2.COLOR_BGR2GRAY)
-            tl, br = face.corners
-            for q in (tl, br):
+            tl, br = face.corners[:2]
+            for q in face.corners:
                 x1, y1 = np.floor(q.min(axis=0)).astype(int)
                 x2, y2 = np.ceil(q.max(axis=0)).astype(int)
                 assert 0 <= x1 < x2 <= FACE_W + 2 and 0 <= y1 < y2 <= FACE_H + 2

@@ -16,10 +16,11 @@ import numpy as np
 
 from .classes import Box, Corner
 from .detect import Backend, load_backend, model_file, to_tensor
-from .index_crops import CROP_SIZE, INDEX_CLASSES, NONE, index_crop
+from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop
 
 STEM = "index"
 MIN_CONFIDENCE = 0.3  # below this the classifier's best guess is no reading at all
+VIEW_PADS = (1.15, CROP_PAD, 1.5)  # each index is read from three crops (side = pad x the box's longer side)
 
 
 def model_folder(model: Path | str) -> Path:
@@ -53,10 +54,14 @@ class IndexClassifier:
         return out
 
     def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
-        """(card or "none", probability) for each box of the image."""
+        """(card or "none", probability) for each box of the image: the mean over crops framed a little
+        tighter and looser (detector boxes are never exact; one view's misreading is outvoted)."""
         out = []
+        size = self.size or CROP_SIZE
         for box in boxes:
-            p = self.probabilities(index_crop(image_bgr, box, size=self.size or CROP_SIZE))
+            p = np.mean(
+                [self.probabilities(index_crop(image_bgr, box, size=size, pad=pad)) for pad in VIEW_PADS], axis=0
+            )
             k = int(np.argmax(p))
             out.append((self.names[k], float(p[k])))
         return out
