@@ -19,7 +19,7 @@ from .detect import Backend, load_backend, model_file, to_tensor
 from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop
 
 STEM = "index"
-MIN_CONFIDENCE = 0.3  # below this the classifier's best guess is no reading at all
+MIN_CONFIDENCE = 0.5  # below this the classifier's best guess is no reading at all (chosen on other seeds)
 VIEW_PADS = (1.15, CROP_PAD, 1.5)  # each index is read from three crops (side = pad x the box's longer side)
 
 
