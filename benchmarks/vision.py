@@ -84,14 +84,18 @@ def main() -> None:
     tiles = [make_tile(frame, x, y, tw, th) for x, y in tile_grid(w, h, tw, th, 0.25)]
     lean_rec = Recognizer(args.model, "onnx")
     crops: list = []
+    boxes: list = []
     classifier = None
     if lean_rec.classifier is not None:
         # the second stage: the index classifier through predict, on the very crops the recogniser cuts
+        # (each index framed VIEW_PADS ways, as the recogniser reads it)
+        from mayi_table.vision.classify import VIEW_PADS
         from mayi_table.vision.index_crops import index_crop
 
         classifier = YOLO(str(args.model / "index.pt"), task="classify")
         size = lean_rec.classifier.size
-        crops = [index_crop(frame, c.box, size) for c in lean_rec.detector.detect(frame)]
+        boxes = [c.box for c in lean_rec.detector.detect(frame)]
+        crops = [index_crop(frame, box, size, pad) for box in boxes for pad in VIEW_PADS]
 
     def predict_same() -> None:
         for t in tiles:
@@ -121,7 +125,7 @@ def main() -> None:
             [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ}, check=True
         )
         memory[backend] = json.loads(out.stdout.strip().splitlines()[-1])
-    stage = f", detector + index classifier on {len(crops)} crops" if crops else ""
+    stage = f", detector + index classifier on {len(crops)} crops ({len(boxes)} indices)" if crops else ""
     print(f"one 1920x1080 frame, {args.threads} thread(s), median of {args.runs} runs{stage}:")
     for name, ms in results.items():
         print(f"  {name:34s} {ms:8.1f} ms")
