@@ -124,3 +124,12 @@ def test_a_box_inside_another_is_read_once() -> None:
     assert set(kept) == {joker, neighbour}
     # the better reading wins whichever box is larger
     assert drop_nested([Corner("JK", 0.4, joker.box), Corner("JC", 0.9, its_j.box)]) == [Corner("JC", 0.9, its_j.box)]
+
+
+def test_index_dataset_of_hand_spreads(tmp_path: Path) -> None:
+    """Hand spreads give crops too, and the share of spreads is part of what the seed fixes."""
+    build_index_dataset(tmp_path / "a", scenes=1, val_scenes=0, seed=3, spread_share=1.0)
+    build_index_dataset(tmp_path / "b", scenes=1, val_scenes=0, seed=3)
+    spread = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.jpg"))
+    table = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*.jpg"))
+    assert spread and table and spread != table

@@ -116,3 +116,12 @@ def test_dataset_labels_are_yolo_rows_inside_the_crop(tmp_path: Path) -> None:
     before = {f.name: f.read_text() for f in labels}
     build_dataset(tmp_path, DatasetSpec(scenes=2, val_scenes=1, crops_per_scene=3))
     assert {f.name: f.read_text() for f in sorted((tmp_path / "labels" / "train").glob("*.txt"))} == before
+
+
+def test_dataset_of_hand_spreads_labels_their_indices(tmp_path: Path) -> None:
+    """With spread_share 1 every scene is a hand spread (800 x 600): its crops hold index labels too."""
+    build_dataset(tmp_path, DatasetSpec(scenes=1, val_scenes=0, crops_per_scene=3, spread_share=1.0))
+    images = sorted((tmp_path / "images" / "train").glob("*.jpg"))
+    assert len(images) == 3
+    rows = [line for f in (tmp_path / "labels" / "train").glob("*.txt") for line in f.read_text().splitlines()]
+    assert rows
