@@ -138,7 +138,7 @@ def dataset(
     ),
     zoomed_share: float | None = typer.Option(None, help="Share of tables framed closer (default: the recipe's)."),
     spread_share: float | None = typer.Option(
-        None, help="Index stage: share of scenes that are hand spreads instead of tables (default: the recipe's)."
+        None, help="Share of scenes that are hand spreads instead of tables (default: the recipe's)."
     ),
 ) -> None:
     """Render training data for the card recogniser (resumes an interrupted build)."""
