@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -20,13 +20,13 @@ def card_corners(
     card: str,
     centre: tuple[float, float],
     angle: float,
-    px_per_mm: float = 2.0,
-    index_mm: tuple[float, float] = (8.0, 16.0),
-    margin_mm: float = 3.0,
+    *args: Any,
     confidence: tuple[float, float] = (0.9, 0.8),
+    **kw: Any,
 ) -> tuple[Corner, Corner]:
-    """The (top-left, bottom-right) corner-index boxes of a card lying flat at `angle` degrees counter-clockwise."""
-    tl, br, _, _ = four_index_corners(card, centre, angle, px_per_mm, index_mm, margin_mm, (*confidence, 0, 0))
+    """The (top-left, bottom-right) corner-index boxes of a card lying flat at `angle` degrees counter-clockwise
+    (the further arguments as `four_index_corners` takes them)."""
+    tl, br, _, _ = four_index_corners(card, centre, angle, *args, confidence=(*confidence, 0.0, 0.0), **kw)
     return tl, br
 
 
