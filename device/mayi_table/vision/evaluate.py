@@ -21,7 +21,7 @@ import numpy as np
 from ..rules.profiles import make_profile
 from .classes import Box, PhysicalCard
 from .render.faces import HELD_OUT_DESIGNS, Design
-from .render.scene import CardLabel, render_spread, render_table
+from .render.scene import CardLabel, quad_box, render_spread, render_table
 
 REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -76,15 +76,9 @@ def _overlaps(a: Box, b: Box) -> bool:
     return inter >= 0.3 * smaller
 
 
-def _quad_box(q: np.ndarray) -> Box:
-    x1, y1 = q.min(axis=0)
-    x2, y2 = q.max(axis=0)
-    return (float(x1), float(y1), float(x2), float(y2))
-
-
 def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: SceneScore) -> None:
     """Match predicted cards to true visible cards (same face, a corner on a true visible index)."""
-    visible = [(lab.card, [_quad_box(q) for q in lab.corners if q is not None]) for lab in truth]
+    visible = [(lab.card, [quad_box(q) for q in lab.corners if q is not None]) for lab in truth]
     visible = [(c, boxes) for c, boxes in visible if boxes]
     used = [False] * len(visible)
     for card in sorted(pred, key=lambda c: -c.confidence):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .classes import CLASS_NAMES
 from .render.faces import TRAIN_DESIGNS, Design
-from .render.scene import VISIBLE_SHARE, Scene, render_spread, render_table
+from .render.scene import VISIBLE_SHARE, Scene, quad_box, render_spread, render_table
 
 CROP_SIZE = 64  # classifier input, px (a multiple of the network stride, 32)
 CROP_PAD = 1.3  # the crop's side is this many times the box's longer side
@@ -62,10 +62,6 @@ READABLE_SHARE = 0.7  # an index this much uncovered is still read (a tight hand
 UNREADABLE_SHARE = 0.5  # one covered more than half is not an index to read: `none`
 
 
-def _quad_box(q: np.ndarray) -> Box:
-    return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
-
-
 def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> list[tuple[str, Box]]:
     """(class, box) samples of a scene: every readable index (jittered), mostly covered indices as
     `none`, and index-sized boxes elsewhere.
@@ -78,9 +74,9 @@ def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> 
     for lab in scene.labels:
         for q, share in zip(lab.quads, lab.corner_shares):
             if READABLE_SHARE <= share < VISIBLE_SHARE:
-                out.append((lab.card, jittered(_quad_box(q), rng)))
+                out.append((lab.card, jittered(quad_box(q), rng)))
             elif 0.15 <= share < UNREADABLE_SHARE:
-                box = jittered(_quad_box(q), rng)
+                box = jittered(quad_box(q), rng)
                 if all(_iou(box, b) < 0.1 for _, b in visible):  # not where another card's index shows
                     out.append((NONE, box))
     hidden = [lab for lab in scene.labels if lab.visible_share > 0.05]

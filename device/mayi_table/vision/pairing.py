@@ -242,18 +242,6 @@ def _anything_between(
     return False
 
 
-def point_in_polygon(point: tuple[float, float], poly: Sequence[tuple[float, float]] | np.ndarray) -> bool:
-    """Even-odd rule."""
-    x, y = point
-    inside = False
-    n = len(poly)
-    for k in range(n):
-        (x1, y1), (x2, y2) = poly[k], poly[(k + 1) % n]
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
 def card_outline(centre: tuple[float, float], orientation: float, px_per_mm: float) -> np.ndarray:
     """The four corners (4 x 2, image pixels) of a card at a centre, angle and scale."""
     t = math.radians(orientation)
@@ -362,9 +350,6 @@ class _Card:
     orientation: float | None = None  # known when a diagonal pair or a rectangle was seen
     outline: np.ndarray | None = None
 
-    def points(self) -> list[tuple[float, float]]:
-        return [_centre(c.box) for c in self.corners]
-
 
 def _as_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) -> float | None:
     """The orientation when these corners (three or four) are indices of one card, else None."""
@@ -414,7 +399,6 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
     by_card: dict[str, list[Corner]] = defaultdict(list)
     for corner in corners:
         by_card[corner.card].append(corner)
-    everything = sorted(corners, key=_sort_key)
     out: list[PhysicalCard] = []
     for name in sorted(by_card):
         group = sorted(by_card[name], key=_sort_key)
@@ -423,11 +407,10 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
         for i in range(len(group)):
             for j in range(i + 1, len(group)):
                 fit = fit_pair(group[i], group[j])
-                side = fit_side(group[i], group[j], everything)
                 if fit is not None:  # a diagonal also fits as an edge at some angles: it is a diagonal
                     fits[(i, j)] = fit
                     costs[(i, j)] = fit.cost
-                elif side is not None:
+                elif (side := fit_side(group[i], group[j], corners)) is not None:
                     costs[(i, j)] = side
         pairs = _match(costs, len(group))
         paired = {k for pair in pairs for k in pair}
@@ -440,7 +423,7 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
                 outline = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
                 cards.append(_Card([group[i], group[j]], fit.orientation, outline))
         cards += [_Card([c]) for k, c in enumerate(group) if k not in paired]
-        for card in _join_four_index(cards, name, everything):
+        for card in _join_four_index(cards, name, corners):
             boxes = [c.box for c in card.corners]
             if card.outline is not None:
                 o = card.outline

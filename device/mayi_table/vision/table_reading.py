@@ -33,8 +33,8 @@ from typing import Any, Mapping, Sequence
 import cv2
 import numpy as np
 
+from ..config import point_in_polygon
 from .classes import Box, PhysicalCard
-from .pairing import point_in_polygon
 
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]

@@ -30,7 +30,7 @@ from ...rules.cards import JOKER, RANKS
 from ...rules.engine import Game
 from ...rules.events import Buy, Deal, Discard, Draw, Event, LayOff, Open
 from ...rules.simulate import GameRun, play_game
-from ..classes import Box, Corner, PhysicalCard
+from ..classes import Corner, PhysicalCard
 from ..table_reading import Zones, axes_of
 from .faces import FACE_H, FACE_W, HELD_OUT_DESIGNS, TRAIN_DESIGNS, Design, render_back, render_face
 from .scene import (
@@ -44,6 +44,7 @@ from .scene import (
     _tilt_homography,
     _uncovered,
     paste_card,
+    quad_box,
 )
 
 STEP_MM = 17.0  # along a fanned row: at least this, more where the design's indices are wider
@@ -406,18 +407,12 @@ def fan_spacing(design: Design) -> tuple[float, float]:
 # ------------------------------------------------------------------ the oracle recogniser
 
 
-def _box(q: np.ndarray) -> Box:
-    x1, y1 = q.min(axis=0)
-    x2, y2 = q.max(axis=0)
-    return (float(x1), float(y1), float(x2), float(y2))
-
-
 def oracle_cards(labels: Sequence[CardLabel]) -> list[PhysicalCard]:
     """The cards a perfect recogniser would report: every card with a visible corner index, its
     box spanning its visible indices (and the card between them when both show), confidence 1."""
     out = []
     for lab in labels:
-        corners = tuple(Corner(lab.card, 1.0, _box(q)) for q in lab.corners if q is not None)
+        corners = tuple(Corner(lab.card, 1.0, quad_box(q)) for q in lab.corners if q is not None)
         if not corners:
             continue
         xs = [v for c in corners for v in (c.box[0], c.box[2])]

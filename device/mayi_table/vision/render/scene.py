@@ -46,6 +46,13 @@ class CardLabel:
     quads: list[np.ndarray] = field(default_factory=list)  # every index quad, covered or not
 
 
+def quad_box(q: np.ndarray) -> tuple[float, float, float, float]:
+    """The axis-aligned box (x1, y1, x2, y2) of a quad's points."""
+    x1, y1 = q.min(axis=0)
+    x2, y2 = q.max(axis=0)
+    return (float(x1), float(y1), float(x2), float(y2))
+
+
 @dataclass
 class Scene:
     image: np.ndarray  # BGR
@@ -53,14 +60,7 @@ class Scene:
 
     def corner_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
         """Every visible corner index as (card, axis-aligned box)."""
-        out = []
-        for lab in self.labels:
-            for q in lab.corners:
-                if q is not None:
-                    x1, y1 = q.min(axis=0)
-                    x2, y2 = q.max(axis=0)
-                    out.append((lab.card, (float(x1), float(y1), float(x2), float(y2))))
-        return out
+        return [(lab.card, quad_box(q)) for lab in self.labels for q in lab.corners if q is not None]
 
     def label_dicts(self) -> list[dict[str, Any]]:
         return [

@@ -362,6 +362,14 @@ def prepare_theme(src: ThemeSource, cache: Path = DEFAULT_CACHE) -> dict[str, ob
     return record
 
 
+def _card_indices(face: np.ndarray, card: str) -> list[list[int]]:
+    """A card's index boxes as the cache keeps them; a failure names the card."""
+    try:
+        return [list(box) for box in locate_indices(face, joker=card == "JK")]
+    except IndexNotFound as e:
+        raise IndexNotFound(f"{card}: {e}") from None
+
+
 def _relocate(
     cached: dict[str, object], folder: Path, record_file: Path, stamp: dict[str, object]
 ) -> dict[str, object]:
@@ -375,10 +383,7 @@ def _relocate(
             face = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
             if face is None:
                 raise IndexNotFound(f"{card}: cached picture missing")
-            try:
-                corners[card] = [list(box) for box in locate_indices(face, joker=card == "JK")]
-            except IndexNotFound as e:
-                raise IndexNotFound(f"{card}: {e}") from None
+            corners[card] = _card_indices(face, card)
         record["corners"] = corners
     except IndexNotFound as e:
         record.update(ok=False, reason=str(e), corners={})
@@ -404,10 +409,7 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
         order = ["3C", "KH"] + [c for c in naturals if c not in ("3C", "KH")]
         for card in order:
             face, ratio = rasterise(src.path, svg_id(src.kind, card), work)
-            try:
-                corners[card] = [list(box) for box in locate_indices(face)]
-            except IndexNotFound as e:
-                raise IndexNotFound(f"{card}: {e}") from None
+            corners[card] = _card_indices(face, card)
             ratios.append(ratio)
             cv2.imwrite(str(folder / f"{card}.png"), face)
         _check_same_place(corners)
