@@ -140,6 +140,11 @@ def dataset(
     spread_share: float | None = typer.Option(
         None, help="Share of scenes that are hand spreads instead of tables (default: the recipe's)."
     ),
+    mine_with: Path | None = typer.Option(
+        None,
+        help="Index stage: also crop where this model folder's corner detector (onnx) finds indices, "
+        "so the classifier learns the detector's framing and false alarms.",
+    ),
 ) -> None:
     """Render training data for the card recogniser (resumes an interrupted build)."""
     from .vision.dataset import DatasetSpec, build_dataset
@@ -172,12 +177,24 @@ def dataset(
         chosen += theme_split()[0]
         if not theme_split()[0]:
             _fail("no Debian card themes installed: run vision_models/install_card_themes.sh (make train-deps)")
+    if mine_with is not None and stage != "index":
+        _fail("--mine-with is for the index stage")
     if stage == "index":
         known = {"scenes", "val_scenes", "seed", "zoomed_share", "spread_share"}
         if set(conf) - known:
             _fail(f"{recipe}: unknown dataset setting(s) {', '.join(sorted(set(conf) - known))}")
+        detector = None
+        if mine_with is not None:
+            from .vision.detect import Detector, ModelError
+            from .vision.recognize import TWO_STAGE_DETECTOR_CONF
+
+            try:
+                found = Detector(mine_with, "onnx", conf=TWO_STAGE_DETECTOR_CONF, agnostic=True)
+            except ModelError as e:
+                _fail(str(e))
+            detector = lambda image: [c.box for c in found.detect(image)]  # noqa: E731
         with progress(int(conf.get("scenes", 1500)) + int(conf.get("val_scenes", 100)), "rendering") as bar:
-            written = build_index_dataset(out, **conf, designs=chosen, progress=bar.update)
+            written = build_index_dataset(out, **conf, designs=chosen, progress=bar.update, detector=detector)
         typer.echo(f"wrote {written}")
         return
     try:
@@ -262,7 +279,7 @@ def evaluate(
     if scenes:
         with progress(scenes, "held-out scenes") as bar:
             score = evaluate_scenes(reader, scenes, seed=seed, designs=held_out, progress=bar.update)
-        out["scenes"] = {"count": scenes, **score.total.as_dict()}
+        out["scenes"] = {"count": scenes, **score.total.as_dict(), "partial_reads": score.partial_reads}
         out["per_card_f1"] = {c: round(k.f1, 4) for c, k in sorted(score.per_card.items())}
     if spreads:
         with progress(spreads, "hand spreads") as bar:

@@ -133,3 +133,57 @@ def test_index_dataset_of_hand_spreads(tmp_path: Path) -> None:
     spread = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.jpg"))
     table = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*.jpg"))
     assert spread and table and spread != table
+
+
+def test_detected_samples_take_the_detectors_boxes_and_label_them_by_what_they_lie_on() -> None:
+    """Crops at a detector's boxes: a box on a readable index is that card, one on the table or on a
+    mostly covered index is `none`, one on an index half to 70% uncovered is left out."""
+    from mayi_table.vision.index_crops import UNREADABLE_SHARE, detected_samples
+    from mayi_table.vision.render.scene import quad_box
+
+    scene = render_table(5, TRAIN_DESIGNS)
+    quads = [(lab.card, quad_box(q), s) for lab in scene.labels for q, s in zip(lab.quads, lab.corner_shares)]
+
+    def alone(box: tuple[float, float, float, float]) -> bool:  # touches no other index
+        return sum(b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3] for _, b, _ in quads) == 1
+
+    readable = [(c, b) for c, b, s in quads if s >= READABLE_SHARE and alone(b)]
+    covered = [b for _, b, s in quads if 0.05 < s < UNREADABLE_SHARE and alone(b)]
+    unsure = [b for _, b, s in quads if UNREADABLE_SHARE <= s < READABLE_SHARE and alone(b)]
+    assert readable and covered and unsure
+    background = (0.0, 0.0, 12.0, 20.0)  # the table's corner: no card there
+    assert not any(b[0] < 12 and b[1] < 20 for _, b, _ in quads)
+    samples = detected_samples(scene, [b for _, b in readable] + covered + unsure + [background])
+    assert sorted(samples) == sorted(readable + [(NONE, b) for b in covered] + [(NONE, background)])
+
+
+def test_index_dataset_adds_crops_where_a_detector_finds_indices(tmp_path: Path) -> None:
+    plain, mined = tmp_path / "plain", tmp_path / "mined"
+    build_index_dataset(plain, scenes=1, val_scenes=0, seed=3)
+    build_index_dataset(mined, scenes=1, val_scenes=0, seed=3, detector=lambda image: [(0.0, 0.0, 12.0, 20.0)])
+    assert len(list(mined.rglob("*.jpg"))) == len(list(plain.rglob("*.jpg"))) + 1
+    assert len(list((mined / "train" / NONE).glob("*.jpg"))) == len(list((plain / "train" / NONE).glob("*.jpg"))) + 1
+
+
+def test_dataset_command_refuses_a_missing_mining_model_and_mining_for_the_detector(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mayi_table.cli", "dataset", "--out", str(tmp_path / "d"), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=dict(os.environ),
+        )
+
+    for args, words in (
+        (("--stage", "index", "--mine-with", str(tmp_path / "nowhere")), ("onnx", "nowhere")),
+        (("--stage", "corners", "--mine-with", str(MODELS_DIR)), ("--mine-with", "index")),
+    ):
+        res = cli(*args)
+        out = (res.stdout + res.stderr).strip()
+        assert res.returncode != 0 and "Traceback" not in out and all(w in out for w in words), out
+    assert not list(tmp_path.rglob("*.jpg"))

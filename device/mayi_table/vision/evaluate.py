@@ -1,8 +1,10 @@
 """How well the recogniser names cards: rendered held-out scenes, hand spreads, real photos.
 
 - Rendered scenes use deck designs never seen in training; a predicted card is right when its
-  class is right and one of its corners lies on a visible corner index of a true card, each true
-  card matched at most once. Per-card precision, recall and F1 follow.
+  class is right and one of its corners lies on a corner index of a true card, each true card
+  matched at most once. Cards with a fully visible index must be found; a card seen only through
+  partly covered indices may be named or not (see `score_cards`). Per-card precision, recall and
+  F1 follow.
 - Hand spreads: the share of spreads whose point total is exactly right under both profiles.
 - Real photos (`edje_train`, whole-card boxes labelled by rank only): the rank voted by the corner
   indices found inside each box, by confidence.
@@ -64,6 +66,10 @@ class Counts:
 class SceneScore:
     total: Counts = field(default_factory=Counts)
     per_card: dict[str, Counts] = field(default_factory=lambda: defaultdict(Counts))
+    partial_reads: int = 0  # cards named rightly through a partly covered index only: neither TP nor FP
+
+
+PARTLY_SEEN_SHARE = 0.5  # an index this much uncovered may be read; only one past VISIBLE_SHARE must be
 
 
 def _overlaps(a: Box, b: Box) -> bool:
@@ -77,13 +83,23 @@ def _overlaps(a: Box, b: Box) -> bool:
 
 
 def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: SceneScore) -> None:
-    """Match predicted cards to true visible cards (same face, a corner on a true visible index)."""
-    visible = [(lab.card, [quad_box(q) for q in lab.corners if q is not None]) for lab in truth]
-    visible = [(c, boxes) for c, boxes in visible if boxes]
-    used = [False] * len(visible)
+    """Match predicted cards to true cards (same face, a corner on one of its indices), each true card
+    at most once.
+
+    A card with a visible index (VISIBLE_SHARE uncovered) must be found: unmatched, it is a false
+    negative. A card whose indices are all partly covered (PARTLY_SEEN_SHARE to VISIBLE_SHARE) may be
+    named or not: a right reading of it is counted apart, neither hit nor false alarm; a second
+    prediction of one physical card is always a false alarm."""
+    cards = []
+    for lab in truth:
+        boxes = [quad_box(q) for q, share in zip(lab.quads, lab.corner_shares) if share >= PARTLY_SEEN_SHARE]
+        boxes += [quad_box(q) for q in lab.corners if q is not None]
+        if boxes:
+            cards.append((lab.card, boxes, any(q is not None for q in lab.corners)))
+    used = [False] * len(cards)
     for card in sorted(pred, key=lambda c: -c.confidence):
         hit = None
-        for j, (name, boxes) in enumerate(visible):
+        for j, (name, boxes, _) in enumerate(cards):
             if used[j] or name != card.card:
                 continue
             if any(_overlaps(corner.box, b) for corner in card.corners for b in boxes):
@@ -92,12 +108,15 @@ def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: 
         if hit is None:
             into.total.fp += 1
             into.per_card[card.card].fp += 1
-        else:
+        elif cards[hit][2]:
             used[hit] = True
             into.total.tp += 1
             into.per_card[card.card].tp += 1
-    for j, (name, _) in enumerate(visible):
-        if not used[j]:
+        else:
+            used[hit] = True
+            into.partial_reads += 1
+    for j, (name, _, required) in enumerate(cards):
+        if required and not used[j]:
             into.total.fn += 1
             into.per_card[name].fn += 1
 

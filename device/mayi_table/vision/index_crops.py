@@ -97,6 +97,32 @@ def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> 
     return out
 
 
+def _cover_share(a: Box, b: Box) -> float:
+    """The share of box a that lies inside box b."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return ix * iy / area if area > 0 else 0.0
+
+
+def detected_samples(scene: Scene, boxes: Sequence[Box]) -> list[tuple[str, Box]]:
+    """(class, box) samples framed exactly as the device frames them: the detector's own boxes.
+
+    A box on a readable index is that card; one on nothing readable (a mostly covered index, pips,
+    court art, a card back's edge, the table) is `none`, the detector's false alarms the classifier
+    must learn to reject. A box on an index half to 70% uncovered is left out: either answer is fair."""
+    quads = [(lab.card, quad_box(q), share) for lab in scene.labels for q, share in zip(lab.quads, lab.corner_shares)]
+    out: list[tuple[str, Box]] = []
+    for box in boxes:
+        on = [(card, share) for card, q, share in quads if max(_cover_share(box, q), _cover_share(q, box)) >= 0.5]
+        readable = [card for card, share in on if share >= READABLE_SHARE]
+        if readable:
+            out.append((readable[0], box))
+        elif all(share < UNREADABLE_SHARE for _, share in on):
+            out.append((NONE, box))
+    return out
+
+
 def build_index_dataset(
     out: Path,
     scenes: int = 1500,
@@ -107,10 +133,13 @@ def build_index_dataset(
     designs: Sequence[Design] = TRAIN_DESIGNS,
     progress: Callable[[int], None] | None = None,
     shard: tuple[int, int] = (0, 1),
+    detector: Callable[[np.ndarray], Sequence[Box]] | None = None,
 ) -> Path:
     """Write `out/{train,val}/<class>/*.jpg` (the layout Ultralytics classification reads).
 
-    Deterministic per seed; scenes already written are kept, so an interrupted build resumes."""
+    With a `detector` (image -> corner boxes), each scene also gives crops at the boxes it finds
+    (`detected_samples`). Deterministic per seed and detector; scenes already written are kept, so
+    an interrupted build resumes."""
     for split in ("train", "val"):
         for name in INDEX_CLASSES:
             (out / split / name).mkdir(parents=True, exist_ok=True)
@@ -130,7 +159,10 @@ def build_index_dataset(
             scene, _ = render_spread(s, designs)
         else:
             scene = render_table(s, designs, zoom=zoom)
-        for k, (name, box) in enumerate(scene_samples(scene, rng)):
+        samples = scene_samples(scene, rng)
+        if detector is not None:
+            samples += detected_samples(scene, detector(scene.image))
+        for k, (name, box) in enumerate(samples):
             crop = index_crop(scene.image, box)
             cv2.imwrite(str(out / split / name / f"s{n:05d}_{k:03d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
         marker.write_text("")

@@ -1,0 +1,80 @@
+"""Scoring predicted cards against a rendered scene's labels (issue 3's per-card F1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mayi_table.vision.classes import Corner, PhysicalCard
+from mayi_table.vision.evaluate import SceneScore, score_cards, spread_points
+from mayi_table.vision.render.scene import CardLabel
+
+
+def _quad(x: float, y: float) -> np.ndarray:
+    return np.array([[x, y], [x + 10, y], [x + 10, y + 20], [x, y + 20]], float)
+
+
+def _label(card: str, shares: tuple[float, float], x: float = 0) -> CardLabel:
+    """A card at x with two indices, each uncovered by the given share."""
+    quads = [_quad(x, 0), _quad(x + 50, 80)]
+    corners = [q if s >= 0.9 else None for q, s in zip(quads, shares)]
+    outline = np.array([[x, 0], [x + 60, 0], [x + 60, 100], [x, 100]], float)
+    return CardLabel(card, "table", outline, corners, max(shares), shares, quads)
+
+
+def _seen(card: str, *xy: tuple[float, float], confidence: float = 0.9) -> PhysicalCard:
+    corners = tuple(Corner(card, confidence, (x, y, x + 10, y + 20)) for x, y in xy)
+    return PhysicalCard(card, confidence, corners[0].box, corners)
+
+
+def _score(pred: list[PhysicalCard], truth: list[CardLabel]) -> SceneScore:
+    score = SceneScore()
+    score_cards(pred, truth, score)
+    return score
+
+
+def test_a_card_found_through_a_visible_index_is_a_hit_and_a_missed_one_a_miss() -> None:
+    truth = [_label("QH", (1.0, 1.0)), _label("7S", (1.0, 0.0), x=200)]
+    score = _score([_seen("QH", (0, 0), (50, 80))], truth)
+    assert (score.total.tp, score.total.fp, score.total.fn) == (1, 0, 1)
+
+
+def test_a_wrong_name_on_a_true_index_is_a_false_alarm_and_a_miss() -> None:
+    score = _score([_seen("QD", (0, 0))], [_label("QH", (1.0, 1.0))])
+    assert (score.total.tp, score.total.fp, score.total.fn) == (0, 1, 1)
+
+
+def test_one_card_counted_twice_is_one_hit_and_one_false_alarm() -> None:
+    """Both indices read but not paired: the second card is a false alarm, also when it lies on a
+    partly covered index."""
+    for shares in ((1.0, 1.0), (1.0, 0.7)):
+        score = _score([_seen("QH", (0, 0)), _seen("QH", (50, 80), confidence=0.8)], [_label("QH", shares)])
+        assert (score.total.tp, score.total.fp, score.total.fn) == (1, 1, 0)
+
+
+def test_two_identical_cards_need_two_predictions() -> None:
+    truth = [_label("QH", (1.0, 0.0)), _label("QH", (1.0, 0.0), x=200)]
+    assert (_score([_seen("QH", (0, 0))], truth).total.fn) == 1
+    both = _score([_seen("QH", (0, 0)), _seen("QH", (200, 0))], truth)
+    assert (both.total.tp, both.total.fp, both.total.fn) == (2, 0, 0)
+
+
+def test_a_card_seen_only_through_partly_covered_indices_may_be_named_or_not() -> None:
+    """70% of an index showing: naming the card rightly is no false alarm, not naming it no miss;
+    naming it wrongly is still a false alarm."""
+    truth = [_label("QH", (0.7, 0.3))]
+    assert (_score([], truth).total.fn, _score([], truth).partial_reads) == (0, 0)
+    right = _score([_seen("QH", (0, 0))], truth)
+    assert (right.total.tp, right.total.fp, right.total.fn, right.partial_reads) == (0, 0, 0, 1)
+    wrong = _score([_seen("QD", (0, 0))], truth)
+    assert (wrong.total.fp, wrong.partial_reads) == (1, 0)
+
+
+def test_a_mostly_covered_index_read_as_its_card_is_a_false_alarm() -> None:
+    score = _score([_seen("QH", (50, 80))], [_label("QH", (0.0, 0.3))])
+    assert (score.total.tp, score.total.fp, score.total.fn) == (0, 1, 0)
+
+
+def test_spread_points_use_both_profiles_values() -> None:
+    """A joker is 25 in petras (§06) and 15 in classic (Scoring); an ace 15 and a ten 10 in both."""
+    assert spread_points([]) == (0, 0)
+    assert spread_points(["AS", "JK", "10H", "5C"]) == (15 + 25 + 10 + 5, 15 + 15 + 10 + 5)
