@@ -241,7 +241,11 @@ class Device:
         claims = ClaimDesk(game, length_s=self.claim_window_s)
         try:
             self.referee = Referee(
-                self.hub, start, first, claims=claims, min_confidence=self.min_confidence,
+                self.hub,
+                start,
+                first,
+                claims=claims,
+                min_confidence=self.min_confidence,
                 claim_window_s=self.claim_window_s,
             )
         except RefereeError as e:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -101,8 +102,6 @@ def test_identical_cards_fanned_stay_two(step_mm: float, angle: float) -> None:
 @pytest.mark.parametrize("gap_mm", [5, 20, 60])
 def test_two_identical_flat_cards_are_two_cards(angle: float, gap_mm: float) -> None:
     """Four 7H corners of two flat cards side by side -> two cards, each made of its own two corners."""
-    import math
-
     scale = 2.0
     t = math.radians(angle)
     step = (63 + gap_mm) * scale
@@ -166,6 +165,26 @@ def test_duplicates_two_apart_in_a_fan_stay_two(step_mm: float, angle: float) ->
     but the 7S index between them shows they are two cards."""
     cards = pair_corners(fan_corners(["7H", "7S", "7H"], (600, 500), angle, step_mm=step_mm))
     assert Counter(c.card for c in cards) == Counter({"7H": 2, "7S": 1})
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90, 150, -45])
+def test_copies_across_a_fan_are_not_one_cards_diagonal(angle: float) -> None:
+    """Two QD in one fanned hand may sit where one card's two corners would; the indices of the cards
+    fanned between them show they are two cards. One card lying over a card's middle does not."""
+    tl, br = card_corners("QD", (600, 500), angle, 2.0)
+    (ax, ay), (bx, by) = (((b.box[0] + b.box[2]) / 2, (b.box[1] + b.box[3]) / 2) for b in (tl, br))
+    w, h = tl.box[2] - tl.box[0], tl.box[3] - tl.box[1]
+
+    def index_at(card: str, t: float) -> Corner:
+        x, y = ax + t * (bx - ax), ay + t * (by - ay)
+        return Corner(card, 0.9, (x - w / 2, y - h / 2, x + w / 2, y + h / 2))
+
+    fanned = [index_at("5D", 0.35), index_at("3C", 0.6)]
+    cards = pair_corners([tl, br, *fanned])
+    assert Counter(c.card for c in cards) == Counter({"QD": 2, "5D": 1, "3C": 1})
+    assert all(c.orientation is None for c in cards if c.card == "QD")
+    one_on_top = pair_corners([tl, br, index_at("5D", 0.5)])
+    assert Counter(c.card for c in one_on_top) == Counter({"QD": 1, "5D": 1})
 
 
 def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:

@@ -138,6 +138,7 @@ def log_in_host(page: Any, pin: str) -> None:
     page.click("#login button")
     page.wait_for_selector("#controls:not([hidden])")
 
+
 @pytest.fixture
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright

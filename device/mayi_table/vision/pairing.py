@@ -136,8 +136,12 @@ def pair_orientation(a: Box, b: Box, geometry: IndexGeometry = NATURAL_INDEX) ->
     return normalise_orientation(direction + geometry.pair_angle_deg)
 
 
-def fit_pair(a: Corner, b: Corner) -> PairFit | None:
-    """How well two corners of one face fit the two indices of one flat card; None when they cannot."""
+DIAGONAL_CROSSINGS = 2  # other indices on a diagonal that rule it out: a card in a fan, not one card's face
+
+
+def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | None:
+    """How well two corners of one face fit the two indices of one flat card; None when they cannot,
+    or when DIAGONAL_CROSSINGS corners of `others` lie between them (two QD across a fanned hand)."""
     if a.card != b.card:
         return None
     (aw, ah), (bw, bh) = _size(a.box), _size(b.box)
@@ -162,6 +166,11 @@ def fit_pair(a: Corner, b: Corner) -> PairFit | None:
     # 4. shape: the boxes must look like the index turned by theta
     shape_err = _shape_error((a.box, b.box), c, s, geo)
     if shape_err >= 1:
+        return None
+    # a card on top may cover one index-free stretch of a card's face; cards whose indices line up
+    # between two corners are a fan, whose cards' far corners are hidden
+    reach = 0.6 * max(aw, ah, bw, bh)
+    if _corners_between(_centre(a.box), _centre(b.box), reach, others, (a, b)) >= DIAGONAL_CROSSINGS:
         return None
     cost = (size_err + dist_err + shape_err) / 3
     return PairFit(cost, theta, ((ax + bx) / 2, (ay + by) / 2), distance / geo.pair_distance_mm)
@@ -220,26 +229,27 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> float | Non
     if best is None:
         return None
     # a fan of duplicates (7H 7S 7H) shows the other cards' indices between; a card's edge is bare
-    if _anything_between(_centre(a.box), _centre(b.box), 0.6 * max(aw, ah, bw, bh), others, (a, b)):
+    if _corners_between(_centre(a.box), _centre(b.box), 0.6 * max(aw, ah, bw, bh), others, (a, b)):
         return None
     return best
 
 
-def _anything_between(
+def _corners_between(
     p: tuple[float, float], q: tuple[float, float], reach: float, others: Sequence[Corner], skip: Sequence[Corner]
-) -> bool:
-    """Whether a corner (other than `skip`) lies within `reach` of the middle 70% of the segment p-q."""
+) -> int:
+    """How many corners (other than `skip`) lie within `reach` of the middle 70% of the segment p-q."""
     length2 = (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
+    count = 0
     if length2 <= 0:
-        return False
+        return count
     for o in others:
         if any(o is k for k in skip):
             continue
         x, y = _centre(o.box)
         t = ((x - p[0]) * (q[0] - p[0]) + (y - p[1]) * (q[1] - p[1])) / length2
         if 0.15 < t < 0.85 and math.hypot(p[0] + t * (q[0] - p[0]) - x, p[1] + t * (q[1] - p[1]) - y) < reach:
-            return True
-    return False
+            count += 1
+    return count
 
 
 def card_outline(centre: tuple[float, float], orientation: float, px_per_mm: float) -> np.ndarray:
@@ -336,7 +346,7 @@ def _rectangle(
         if _shape_error(boxes, cs, sn, geo) >= 1:
             continue
         reach = 0.6 * max(max(_size(box)) for box in boxes)
-        if any(_anything_between(p, q, reach, others, corners) for p, q in ((a, c), (c, b), (b, d), (d, a))):
+        if any(_corners_between(p, q, reach, others, corners) for p, q in ((a, c), (c, b), (b, d), (d, a))):
             continue
         return orientation
     return None
@@ -406,7 +416,7 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
         costs: dict[tuple[int, int], float] = {}
         for i in range(len(group)):
             for j in range(i + 1, len(group)):
-                fit = fit_pair(group[i], group[j])
+                fit = fit_pair(group[i], group[j], corners)
                 if fit is not None:  # a diagonal also fits as an edge at some angles: it is a diagonal
                     fits[(i, j)] = fit
                     costs[(i, j)] = fit.cost

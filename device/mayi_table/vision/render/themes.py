@@ -347,8 +347,10 @@ def prepare_theme(src: ThemeSource, cache: Path = DEFAULT_CACHE) -> dict[str, ob
         cached: dict[str, object] = json.loads(record_file.read_text())
         if all(cached.get(k) == v for k, v in stamp.items()):
             return cached
-        if cached.get("ok") and cached.get("version") in RELOCATE_VERSIONS and all(
-            cached.get(k) == v for k, v in stamp.items() if k != "version"
+        if (
+            cached.get("ok")
+            and cached.get("version") in RELOCATE_VERSIONS
+            and all(cached.get(k) == v for k, v in stamp.items() if k != "version")
         ):
             return _relocate(cached, folder, record_file, stamp)
     folder.mkdir(parents=True, exist_ok=True)
