@@ -16,7 +16,7 @@ import numpy as np
 
 from .classes import Box, Corner
 from .detect import Backend, load_backend, model_file, to_tensor
-from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop
+from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop, inside_share
 
 STEM = "index"
 MIN_CONFIDENCE = 0.5  # below this the classifier's best guess is no reading at all (chosen on other seeds)
@@ -81,19 +81,11 @@ class IndexClassifier:
 NESTED_SHARE = 0.6  # a box lying this much inside another is part of the same index
 
 
-def _inside_share(a: Box, b: Box) -> float:
-    """The share of the smaller box that lies inside the other."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return ix * iy / smaller if smaller > 0 else 0.0
-
-
 def drop_nested(corners: Sequence[Corner]) -> list[Corner]:
     """Keep the best-read of corners that lie inside one another (the detector may frame the word
     JOKER and its J apart, or an index and its rank); the NMS overlap test misses a box inside a box."""
     kept: list[Corner] = []
     for c in sorted(corners, key=lambda c: -c.confidence):
-        if all(_inside_share(c.box, k.box) < NESTED_SHARE for k in kept):
+        if all(inside_share(c.box, k.box) < NESTED_SHARE for k in kept):
             kept.append(c)
     return kept

@@ -97,12 +97,12 @@ def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> 
     return out
 
 
-def _cover_share(a: Box, b: Box) -> float:
-    """The share of box a that lies inside box b."""
+def inside_share(a: Box, b: Box) -> float:
+    """The share of the smaller box that lies inside the other."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    area = (a[2] - a[0]) * (a[3] - a[1])
-    return ix * iy / area if area > 0 else 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / smaller if smaller > 0 else 0.0
 
 
 def detected_samples(scene: Scene, boxes: Sequence[Box]) -> list[tuple[str, Box]]:
@@ -114,7 +114,7 @@ def detected_samples(scene: Scene, boxes: Sequence[Box]) -> list[tuple[str, Box]
     quads = [(lab.card, quad_box(q), share) for lab in scene.labels for q, share in zip(lab.quads, lab.corner_shares)]
     out: list[tuple[str, Box]] = []
     for box in boxes:
-        on = [(card, share) for card, q, share in quads if max(_cover_share(box, q), _cover_share(q, box)) >= 0.5]
+        on = [(card, share) for card, q, share in quads if inside_share(box, q) >= 0.5]
         readable = [card for card, share in on if share >= READABLE_SHARE]
         if readable:
             out.append((readable[0], box))
