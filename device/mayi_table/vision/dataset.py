@@ -17,7 +17,7 @@ import numpy as np
 
 from .classes import CLASS_INDEX, CLASS_NAMES
 from .render.faces import TRAIN_DESIGNS, Design
-from .render.scene import Scene, render_spread, render_table
+from .render.scene import Scene, training_scene
 
 MIN_INSIDE = 0.6  # a corner box is labelled in a crop when this share of it lies inside
 
@@ -99,11 +99,7 @@ def build_dataset(
             continue
         seed = spec.seed * 1_000_003 + n
         rng = random.Random(seed)
-        zoom = rng.uniform(1.6, 2.8) if rng.random() < spec.zoomed_share else 1.0
-        if spec.spread_share > 0 and rng.random() < spec.spread_share:
-            scene, _ = render_spread(seed, designs)
-        else:
-            scene = render_table(seed, designs, zoom=zoom)
+        scene = training_scene(seed, rng, designs, spec.zoomed_share, spec.spread_share)
         for k, (x0, y0) in enumerate(crops_of(scene, rng, spec.crop, spec.crops_per_scene)):
             name = f"s{n:05d}_{k:02d}"
             crop = scene.image[y0 : y0 + spec.crop, x0 : x0 + spec.crop]

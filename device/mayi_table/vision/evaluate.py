@@ -92,8 +92,8 @@ def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: 
     prediction of one physical card is always a false alarm."""
     cards = []
     for lab in truth:
-        boxes = [quad_box(q) for q, share in zip(lab.quads, lab.corner_shares) if share >= PARTLY_SEEN_SHARE]
-        boxes += [quad_box(q) for q in lab.corners if q is not None]
+        seen = [q for q, share in zip(lab.quads, lab.corner_shares) if share >= PARTLY_SEEN_SHARE]
+        boxes = [quad_box(q) for q in seen or [q for q in lab.corners if q is not None]]
         if boxes:
             cards.append((lab.card, boxes, any(q is not None for q in lab.corners)))
     used = [False] * len(cards)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .classes import CLASS_NAMES
 from .render.faces import TRAIN_DESIGNS, Design
-from .render.scene import VISIBLE_SHARE, Scene, quad_box, render_spread, render_table
+from .render.scene import VISIBLE_SHARE, Scene, quad_box, training_scene
 
 CROP_SIZE = 64  # classifier input, px (a multiple of the network stride, 32)
 CROP_PAD = 1.3  # the crop's side is this many times the box's longer side
@@ -153,12 +153,7 @@ def build_index_dataset(
         split = "train" if n < scenes else "val"
         s = seed * 1_000_003 + n
         rng = random.Random(s)
-        zoom = rng.uniform(1.6, 2.8) if rng.random() < zoomed_share else 1.0
-        # a hand spread: tightly fanned, so its indices are barely uncovered
-        if spread_share > 0 and rng.random() < spread_share:
-            scene, _ = render_spread(s, designs)
-        else:
-            scene = render_table(s, designs, zoom=zoom)
+        scene = training_scene(s, rng, designs, zoomed_share, spread_share)
         samples = scene_samples(scene, rng)
         if detector is not None:
             samples += detected_samples(scene, detector(scene.image))

@@ -414,3 +414,15 @@ def render_spread(seed: int, designs: Sequence[Design], size: tuple[int, int] = 
     placed = spread_layout(cards, (table[0] / 2, table[1] / 2 + 20), rng.uniform(-30, 30), "hand", rng)
     scene = draw_scene(placed, rng.choice(list(designs)), rng, size=size, table_mm=table, tilt_deg=rng.uniform(0, 20))
     return scene, cards
+
+
+def training_scene(
+    seed: int, rng: random.Random, designs: Sequence[Design], zoomed_share: float, spread_share: float
+) -> Scene:
+    """One scene of a training set: a table (framed closer for `zoomed_share` of them) or, for
+    `spread_share` of them, a tightly fanned hand spread whose indices are barely uncovered.
+    Draws from `rng` in a fixed order, so a seed always gives the same scene."""
+    zoom = rng.uniform(1.6, 2.8) if rng.random() < zoomed_share else 1.0
+    if spread_share > 0 and rng.random() < spread_share:
+        return render_spread(seed, designs)[0]
+    return render_table(seed, designs, zoom=zoom)
