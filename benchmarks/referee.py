@@ -60,6 +60,7 @@ def play_film(
     journal_path: Path,
     stable_frames: int = 3,
     on_round: Callable[[RoundOutcome], None] | None = None,
+    on_flag: Callable[[str], None] | None = None,
 ) -> FilmResult:
     """Run one film through reader and referee into a journal; compare each round with the truth.
 
@@ -119,6 +120,9 @@ def play_film(
                 referee.on_snapshot(snap, item.t)
             referee.tick(item.t)
         new_flags = len(referee.flags) - flags_seen
+        if on_flag:
+            for note in referee.flags[flags_seen:]:
+                on_flag(note.reason)
         flags_seen = len(referee.flags)
         if new_flags and current < len(flags_in):
             flags_in[current] += new_flags
@@ -133,8 +137,9 @@ def _recogniser(kind: str, model_dir: Path) -> Recognise:
     if kind == "oracle":
         return lambda frame: oracle_cards(frame.labels)
     from mayi_table.vision.recognize import Recognizer
+    from mayi_table.vision.still_view import StillView
 
-    rec = Recognizer(model_dir, kind)
+    rec = StillView(Recognizer(model_dir, kind))  # as the device runs it: a still table is read once
     return lambda frame: rec.recognize(frame.image)
 
 
@@ -150,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default=None, help="frame size WxH (default 960x540 oracle, 1920x1080 otherwise)")
     ap.add_argument("--held-out", action="store_true", help="deck designs never used in training")
     ap.add_argument("--stable-frames", type=int, default=3)
+    ap.add_argument("--show-flags", action="store_true", help="print each flag's reason as it is raised")
     args = ap.parse_args(argv)
     if args.size:
         try:
@@ -192,7 +198,17 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
 
-            res = play_film(film, recognise, tmp / f"{profile}-{seed}.sqlite3", args.stable_frames, on_round=line)
+            def flag_line(reason: str, profile: str = profile, seed: int = seed) -> None:
+                print(f"{profile:8} game {seed:5} flag: {reason}", file=sys.stderr, flush=True)
+
+            res = play_film(
+                film,
+                recognise,
+                tmp / f"{profile}-{seed}.sqlite3",
+                args.stable_frames,
+                on_round=line,
+                on_flag=flag_line if args.show_flags else None,
+            )
             outcomes.extend(res.rounds)
             frames += res.frames
             seconds += res.seconds

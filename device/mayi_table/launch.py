@@ -53,12 +53,13 @@ def _model_dir(path: Path) -> Path:
 def load_recognizer(model_dir: Path, backend: str, conf: float | None = None, threads: int | None = None) -> Any:
     from .vision.detect import ModelError
     from .vision.recognize import Recognizer
+    from .vision.still_view import StillView
 
     options: dict[str, Any] = {"threads": threads}
     if conf is not None:
         options["conf"] = conf
     try:
-        return Recognizer(_model_dir(model_dir), backend, **options)
+        return StillView(Recognizer(_model_dir(model_dir), backend, **options))
     except ModelError as e:
         raise LaunchError(str(e)) from None
 

@@ -195,6 +195,18 @@ def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:
     assert Counter(len(c.corners) for c in cards) == Counter({2: 1, 1: 1})
 
 
+@pytest.mark.parametrize("angle", [0, 35, 90, 160, 250])
+def test_a_court_cards_picture_is_not_a_second_copy(angle: float) -> None:
+    """petras §02 (two or three decks): a big "Q" and heart in the middle of a QH seen whole is its picture."""
+    tl, br = card_corners("QH", (500, 500), angle, 2.0)
+    picture = Corner("QH", 0.95, (490.0, 480.0, 510.0, 520.0))
+    cards = pair_corners([tl, br, picture])
+    assert [(c.card, len(c.corners)) for c in cards] == [("QH", 2)]
+    # another face lying on its middle is another card
+    other = pair_corners([tl, br, Corner("5D", 0.95, picture.box)])
+    assert Counter(c.card for c in other) == Counter({"QH": 1, "5D": 1})
+
+
 def test_corners_too_far_or_too_close_are_not_paired() -> None:
     tl, br = card_corners("4S", (500, 500), 0, 2.0)
     dx = (br.box[0] - tl.box[0]) * (DISTANCE_TOLERANCE + 0.3)

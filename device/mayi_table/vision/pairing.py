@@ -24,6 +24,10 @@ show the other cards' indices. Pairs of both kinds are matched together, then tw
 corners form the rectangle of one card's indices (or a pair and a corner that make three of its
 corners) become one card.
 
+Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
+which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
+that card, whose two corners were paired, is its picture and not a second copy.
+
 Only axis-aligned boxes are known, so two *same-facing* copies of one face lying about a card's diagonal
 apart can still be taken for one card; the indices' pixels are too small (about 12 x 30 px) to tell a
 turned mark from an upright one reliably. On ground-truth corner boxes of rendered game tables the
@@ -361,6 +365,19 @@ class _Card:
     outline: np.ndarray | None = None
 
 
+ART_REACH = 0.6  # the middle of a card, as a share of its width and height: its picture, never an index
+
+
+def _in_middle(corner: Corner, outline: np.ndarray) -> bool:
+    """Whether a mark lies in the middle of a card's outline, where its picture is and no index."""
+    x, y = _centre(corner.box)
+    cx, cy = outline.mean(axis=0)
+    across, along = outline[1] - outline[0], outline[3] - outline[0]  # the card's width and height
+    u = ((x - cx) * across[0] + (y - cy) * across[1]) / float(across @ across)
+    v = ((x - cx) * along[0] + (y - cy) * along[1]) / float(along @ along)
+    return bool(abs(u) < ART_REACH / 2 and abs(v) < ART_REACH / 2)
+
+
 def _as_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) -> float | None:
     """The orientation when these corners (three or four) are indices of one card, else None."""
     geo = index_geometry(name)
@@ -432,7 +449,12 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
             else:
                 outline = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
                 cards.append(_Card([group[i], group[j]], fit.orientation, outline))
-        cards += [_Card([c]) for k, c in enumerate(group) if k not in paired]
+        seen_whole = [card.outline for card in cards if card.outline is not None]
+        cards += [
+            _Card([c])
+            for k, c in enumerate(group)
+            if k not in paired and not any(_in_middle(c, outline) for outline in seen_whole)
+        ]
         for card in _join_four_index(cards, name, corners):
             boxes = [c.box for c in card.corners]
             if card.outline is not None:

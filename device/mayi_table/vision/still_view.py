@@ -1,0 +1,68 @@
+"""Recognise a frame only when the view changed: a still table keeps its last reading.
+
+The camera films a table that holds still most of the time (between one move and the next), and
+recognising a 1920 x 1080 frame costs about a second of a core. `StillView` wraps a recogniser (as
+`mayi-table run` and `demo` do): each frame is shrunk to a small grey thumbnail, and while no patch
+of it differs from the thumbnail of the last recognised frame by more than sensor noise does, the
+last cards are returned again. An arm reaching in, a card laid down or light switched on changes
+patches far beyond that level.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from .classes import PhysicalCard
+
+
+class CardReader(Protocol):
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]: ...
+
+
+THUMB_WIDTH = 240  # a 1920-wide frame shrinks by 8: a card index is still a few thumbnail pixels
+PATCH = 4  # thumbnail pixels a side: a patch is 32 x 32 px of a 1920-wide frame
+CHANGE_LEVEL = 6.0  # mean grey-level difference of one patch that counts as a change (noise gives < 1)
+
+
+class StillView:
+    """A recogniser that reuses its last reading while the view is unchanged."""
+
+    def __init__(self, reader: CardReader, change_level: float = CHANGE_LEVEL) -> None:
+        self.reader = reader
+        self.change_level = change_level
+        self.recognised = 0
+        self.reused = 0
+        self._shape: tuple[int, ...] = ()
+        self._thumb: np.ndarray | None = None
+        self._cards: list[PhysicalCard] = []
+
+    def _thumbnail(self, image: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        tw = min(THUMB_WIDTH, w)
+        th = max(1, round(h * tw / w))
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        thumb: np.ndarray = cv2.resize(grey, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
+        return thumb
+
+    def changed(self, thumb: np.ndarray) -> bool:
+        """Whether a thumbnail differs from the last recognised one (or there is none)."""
+        last = self._thumb
+        if last is None or last.shape != thumb.shape:
+            return True
+        diff = cv2.absdiff(thumb, last)
+        h, w = diff.shape
+        patches = cv2.resize(diff, (max(1, w // PATCH), max(1, h // PATCH)), interpolation=cv2.INTER_AREA)
+        return float(patches.max()) > self.change_level
+
+    def recognize(self, image: np.ndarray) -> list[PhysicalCard]:
+        thumb = self._thumbnail(image)
+        if image.shape == self._shape and not self.changed(thumb):
+            self.reused += 1
+            return list(self._cards)
+        cards = self.reader.recognize(image)
+        self._shape, self._thumb, self._cards = image.shape, thumb, list(cards)
+        self.recognised += 1
+        return cards

@@ -1,0 +1,93 @@
+"""StillView: a still table is recognised once; any real change is recognised again."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from mayi_table.vision.classes import Corner, PhysicalCard
+from mayi_table.vision.still_view import StillView
+
+
+class CountingReader:
+    """Names one card per call, numbered, so a reused reading can be told from a fresh one."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
+        self.calls += 1
+        box = (0.0, 0.0, 10.0, 10.0)
+        return [PhysicalCard("QH", 0.9, box, (Corner("QH", 0.9, box),))]
+
+
+def _table(seed: int = 3) -> np.ndarray:
+    """A 1920 x 1080 felt-like table with one card on it."""
+    rng = np.random.default_rng(seed)
+    felt = cv2.GaussianBlur(rng.uniform(40, 110, (1080, 1920, 3)).astype(np.uint8), (0, 0), 6)
+    cv2.rectangle(felt, (800, 400), (926, 576), (235, 235, 235), -1)
+    return felt
+
+
+def _noisy(image: np.ndarray, rng: np.random.Generator, sigma: float = 2.0) -> np.ndarray:
+    return np.clip(image + rng.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
+def test_sensor_noise_on_a_still_table_reuses_the_reading() -> None:
+    rng = np.random.default_rng(0)
+    table = _table()
+    reader = CountingReader()
+    view = StillView(reader)
+    readings = [view.recognize(_noisy(table, rng)) for _ in range(12)]
+    assert reader.calls == 1
+    assert view.recognised == 1 and view.reused == 11
+    assert all(r == readings[0] for r in readings)
+
+
+def test_a_card_laid_down_or_an_index_changed_is_recognised_again() -> None:
+    rng = np.random.default_rng(1)
+    table = _table()
+    reader = CountingReader()
+    view = StillView(reader)
+    view.recognize(_noisy(table, rng))
+    laid = table.copy()
+    cv2.rectangle(laid, (1200, 700), (1326, 876), (235, 235, 235), -1)  # a second card
+    view.recognize(_noisy(laid, rng))
+    assert reader.calls == 2
+    # only the index of a card changes (12 x 30 px of ink): a card swapped for another one
+    inked = laid.copy()
+    cv2.putText(inked, "7", (1204, 730), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (20, 20, 20), 2)
+    view.recognize(_noisy(inked, rng))
+    assert reader.calls == 3
+    view.recognize(_noisy(inked, rng))
+    assert reader.calls == 3
+
+
+def test_an_arm_over_the_table_and_back_is_recognised_both_times() -> None:
+    rng = np.random.default_rng(2)
+    table = _table()
+    arm = table.copy()
+    cv2.line(arm, (0, 900), (850, 480), (90, 140, 200), 90)
+    reader = CountingReader()
+    view = StillView(reader)
+    for frame in (table, arm, table, table):
+        view.recognize(_noisy(frame, rng))
+    assert reader.calls == 3
+
+
+def test_light_drifting_slowly_is_read_again_once_it_adds_up() -> None:
+    table = _table().astype(np.int16)
+    reader = CountingReader()
+    view = StillView(reader)
+    for step in range(20):
+        view.recognize(np.clip(table + step, 0, 255).astype(np.uint8))  # one grey level brighter a frame
+    assert 2 <= reader.calls <= 5
+
+
+def test_another_frame_size_is_recognised() -> None:
+    reader = CountingReader()
+    view = StillView(reader)
+    table = _table()
+    view.recognize(table)
+    view.recognize(cv2.resize(table, (960, 540)))
+    assert reader.calls == 2
