@@ -192,3 +192,25 @@ def test_every_meld_index_shows_with_a_wide_index_design() -> None:
     frame = _frames(film, k, k + 1)[-1]
     hidden = [lab.card for lab in frame.labels if lab.zone.startswith("seat") and all(q is None for q in lab.corners)]
     assert not hidden
+
+
+def test_a_covered_frame_is_not_sent_to_the_recogniser() -> None:
+    """`feed` takes a function that recognises the frame: a frame skipped as covered is never read."""
+    x, y = int(0.58 * SIZE[0]), int(0.45 * SIZE[1])
+    box = (float(x), float(y), float(x + 36), float(y + 50))
+    calls: list[int] = []
+
+    def recognise() -> list[PhysicalCard]:
+        calls.append(1)
+        return [PhysicalCard("KS", 1.0, box, (Corner("KS", 1.0, box), Corner("KS", 1.0, box)), 0.0)]
+
+    lazy = TableReader(Zones.four_seats(), stable_frames=2)
+    eager = TableReader(Zones.four_seats(), stable_frames=2)
+    frames = [_table_with_card(x, y, arm=k == 2) for k in range(5)]
+    for t, frame in enumerate(frames):
+        a = lazy.feed(recognise, frame, float(t))
+        b = eager.feed(recognise(), frame, float(t))
+        assert a == b
+        assert lazy.covered == eager.covered == (t == 2)
+    assert len(calls) == 5 + 4  # the eager reader's five, the lazy one's four
+    assert lazy.last is not None and lazy.last.discard_top is not None and lazy.last.discard_top.card == "KS"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -366,9 +366,13 @@ class TableReader:
 
     # ----- one frame -------------------------------------------------------------------
     def feed(
-        self, cards: Sequence[PhysicalCard], frame: np.ndarray | None = None, t: float | None = None
+        self,
+        cards: Sequence[PhysicalCard] | Callable[[], Sequence[PhysicalCard]],
+        frame: np.ndarray | None = None,
+        t: float | None = None,
     ) -> TableSnapshot | None:
-        """Read one frame; a snapshot when a new stable reading is reached, else None."""
+        """Read one frame; a snapshot when a new stable reading is reached, else None. `cards` may be
+        a function that recognises the frame: it is called only when the frame is not covered."""
         self.frame_no += 1
         self.settled = False
         if frame is not None and self.is_covered(frame):
@@ -376,6 +380,8 @@ class TableReader:
             self.skipped += 1
             return None
         self.covered = False
+        if callable(cards):
+            cards = cards()
         if frame is not None:
             size = (frame.shape[1], frame.shape[0])
         else:
