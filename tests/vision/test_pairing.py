@@ -207,25 +207,6 @@ def test_a_court_cards_picture_is_not_a_second_copy(angle: float) -> None:
     assert Counter(c.card for c in other) == Counter({"QH": 1, "5D": 1})
 
 
-@pytest.mark.parametrize("angle", [0, 40, 90, 200])
-def test_a_card_whose_second_index_was_misread_is_one_card(angle: float) -> None:
-    """A JS whose second index was read JC (the pile's top card, say) is
-    one card, named by its better-read index; a confident second reading, or one sharing neither rank
-    nor suit, is another card."""
-    tl, br = card_corners("JS", (500, 500), angle, 2.0, confidence=(0.99, 0.6))
-    misread = Corner("JC", br.confidence, br.box)
-    cards = pair_corners([tl, misread])
-    assert [(c.card, len(c.corners)) for c in cards] == [("JS", 2)]
-    assert cards[0].confidence == pytest.approx(0.99)
-    assert cards[0].orientation is not None and _angle_diff(cards[0].orientation, angle) < 2.0
-    # the lower reading wins nothing: the card takes the better one's name whichever corner it is
-    assert [c.card for c in pair_corners([Corner("JS", 0.6, tl.box), Corner("JC", 0.95, br.box)])] == ["JC"]
-    sure = Corner("JC", 0.97, br.box)
-    assert Counter(c.card for c in pair_corners([tl, sure])) == Counter({"JS": 1, "JC": 1})
-    other = Corner("4H", 0.6, br.box)
-    assert Counter(c.card for c in pair_corners([tl, other])) == Counter({"JS": 1, "4H": 1})
-
-
 def test_corners_too_far_or_too_close_are_not_paired() -> None:
     tl, br = card_corners("4S", (500, 500), 0, 2.0)
     dx = (br.box[0] - tl.box[0]) * (DISTANCE_TOLERANCE + 0.3)

@@ -464,49 +464,5 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
             out.append(
                 PhysicalCard(name, conf, _clip(_union(boxes), image_size), tuple(card.corners), card.orientation)
             )
-    out = _join_misread(out, corners, image_size)
     out.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
     return out
-
-
-MISREAD_BELOW = 0.9  # a corner read with less confidence than this may be the other corner of a card misread
-MISREAD_FIT = 0.15  # ... when the two sit where one card's indices would, this closely (a pair's cost)
-
-
-def _join_misread(
-    cards: list[PhysicalCard], corners: Sequence[Corner], image_size: tuple[int, int] | None
-) -> list[PhysicalCard]:
-    """Two lone corners of different names that sit where one card's two indices would, sharing the
-    rank or the suit (a JS whose second index was read JC), are one card: the better-read name."""
-    lone = sorted((c for c in cards if len(c.corners) == 1), key=lambda c: -c.confidence)
-    used: set[int] = set()
-    joined: list[PhysicalCard] = []
-    for i, best in enumerate(lone):
-        if i in used:
-            continue
-        a = best.corners[0]
-        options = []
-        for j in range(i + 1, len(lone)):
-            b = lone[j].corners[0]
-            if j in used or b.card == a.card or b.confidence >= MISREAD_BELOW:
-                continue
-            if a.card[:-1] != b.card[:-1] and a.card[-1] != b.card[-1]:
-                continue
-            fit = fit_pair(a, Corner(a.card, b.confidence, b.box), corners)
-            if fit is not None and fit.cost < MISREAD_FIT:
-                options.append((fit.cost, j, fit))
-        if not options:
-            continue
-        _, j, fit = min(options, key=lambda o: (o[0], o[1]))
-        used |= {i, j}
-        b = lone[j].corners[0]
-        outline = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
-        span = (
-            float(outline[:, 0].min()),
-            float(outline[:, 1].min()),
-            float(outline[:, 0].max()),
-            float(outline[:, 1].max()),
-        )
-        box = _clip(_union([a.box, b.box, span]), image_size)
-        joined.append(PhysicalCard(a.card, a.confidence, box, (a, b), fit.orientation))
-    return [c for c in cards if all(c is not lone[k] for k in used)] + joined
