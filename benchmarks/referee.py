@@ -152,10 +152,11 @@ def _recogniser(kind: str, model_dir: Path, threads: int | None = None) -> Recog
 
 
 def _run_profile(
-    profile: str, args: argparse.Namespace, size: tuple[int, int]
+    profile: str, args: argparse.Namespace, size: tuple[int, int], recognise: Recognise | None = None
 ) -> tuple[list[RoundOutcome], int, float]:
-    """One profile's games: (round outcomes, frames, seconds)."""
-    recognise = _recogniser(args.recognizer, args.model_dir, args.threads)
+    """One profile's games: (round outcomes, frames, seconds); a process of its own opens its recogniser."""
+    if recognise is None:
+        recognise = _recogniser(args.recognizer, args.model_dir, args.threads)
     outcomes: list[RoundOutcome] = []
     frames = 0
     seconds = 0.0
@@ -224,8 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         w, h = (960, 540) if args.recognizer == "oracle" else (1920, 1080)
     profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
-    try:  # load once here, so that a missing model or backend is said before any work, without a traceback
-        _recogniser(args.recognizer, args.model_dir, args.threads)
+    try:  # here, so that a missing model or backend is said before any work, without a traceback
+        recognise = _recogniser(args.recognizer, args.model_dir, args.threads)
     except Exception as e:
         print(f"cannot load the {args.recognizer} recogniser from {args.model_dir}: {e}", file=sys.stderr)
         return 2
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
             results = list(pool.map(_run_profile, *zip(*jobs)))
     else:
-        results = [_run_profile(*job) for job in jobs]
+        results = [_run_profile(*job, recognise) for job in jobs]
     outcomes = [o for rounds, _, _ in results for o in rounds]
     frames = sum(f for _, f, _ in results)
     seconds = max(sec for _, _, sec in results) if args.jobs > 1 else sum(sec for _, _, sec in results)

@@ -24,8 +24,9 @@ from .config import ConfigError, DeviceConfig, RenderedCamera, load_config
 from .demo import FilmSource
 from .hardware.camera import CameraError, ResilientCamera, camera_from_config
 from .hardware.notify import Notifier, Watchdog
-from .runtime import CardReader, Device, setup_logging
+from .runtime import Device, setup_logging
 from .table.hub import HubError, TableHub
+from .vision.classes import CardReader
 from .vision.offline import PROJECT_ROOT
 from .vision.render.game import GameFilm
 from .vision.table_reading import TableReader, Zones
@@ -50,7 +51,7 @@ def _model_dir(path: Path) -> Path:
     return path if path.is_absolute() or path.exists() else PROJECT_ROOT / path
 
 
-def load_recognizer(model_dir: Path, backend: str, conf: float | None = None, threads: int | None = None) -> Any:
+def load_recognizer(model_dir: Path, backend: str, conf: float | None = None, threads: int | None = None) -> CardReader:
     from .vision.detect import ModelError
     from .vision.recognize import Recognizer
     from .vision.still_view import StillView

@@ -27,25 +27,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-import numpy as np
-
 from .hardware.camera import Frame, ResilientCamera
 from .hardware.notify import Notifier, Watchdog
 from .rules.events import Deal, GameStart
 from .table.claims import ClaimDesk
 from .table.hub import TableHub
 from .table.referee import Referee, RefereeError
-from .vision.classes import PhysicalCard
+from .vision.classes import CardReader, PhysicalCard
 from .vision.table_reading import TableReader
 
 log = logging.getLogger("mayi_table.device")
 
 CAMERA_VIEW_EVERY_S = 2.0  # how often the host's annotated camera view is refreshed
 _END = object()  # the camera source ended (a film, a folder played once)
-
-
-class CardReader(Protocol):
-    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]: ...
 
 
 class Panel(Protocol):

@@ -8,8 +8,12 @@ the record notation, then the joker.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from ..rules.cards import RANKS, SUITS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CLASS_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("JK",)
 CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
@@ -35,3 +39,9 @@ class PhysicalCard:
     box: Box  # covers its corners (and the card between them when both are seen)
     corners: tuple[Corner, ...]
     orientation: float | None = None  # degrees, from the corner pair when both are seen
+
+
+class CardReader(Protocol):
+    """Anything that names the physical cards of a BGR image (a `Recognizer`, a `StillView`, an oracle)."""
+
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]: ...

@@ -16,20 +16,16 @@ import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..rules.profiles import make_profile
-from .classes import Box, PhysicalCard
+from .classes import Box, CardReader, PhysicalCard
 from .render.faces import HELD_OUT_DESIGNS, Design
 from .render.scene import CardLabel, quad_box, render_spread, render_table
 
 REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
-
-
-class CardReader(Protocol):
-    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]: ...
 
 
 @dataclass

@@ -10,17 +10,10 @@ patches far beyond that level.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import cv2
 import numpy as np
 
-from .classes import PhysicalCard
-
-
-class CardReader(Protocol):
-    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]: ...
-
+from .classes import CardReader, PhysicalCard
 
 THUMB_WIDTH = 240  # a 1920-wide frame shrinks by 8: a card index is still a few thumbnail pixels
 PATCH = 4  # thumbnail pixels a side: a patch is 32 x 32 px of a 1920-wide frame
@@ -47,10 +40,10 @@ class StillView:
         thumb: np.ndarray = cv2.resize(grey, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
         return thumb
 
-    def changed(self, thumb: np.ndarray) -> bool:
-        """Whether a thumbnail differs from the last recognised one (or there is none)."""
+    def _changed(self, image: np.ndarray, thumb: np.ndarray) -> bool:
+        """Whether a frame differs from the last recognised one (or there is none, or its size changed)."""
         last = self._thumb
-        if last is None or last.shape != thumb.shape:
+        if last is None or image.shape != self._shape:
             return True
         diff = cv2.absdiff(thumb, last)
         h, w = diff.shape
@@ -59,7 +52,7 @@ class StillView:
 
     def recognize(self, image: np.ndarray) -> list[PhysicalCard]:
         thumb = self._thumbnail(image)
-        if image.shape == self._shape and not self.changed(thumb):
+        if not self._changed(image, thumb):
             self.reused += 1
             return list(self._cards)
         cards = self.reader.recognize(image)
