@@ -10,6 +10,12 @@ differ must have at least one flag; a silent mismatch makes the run exit with st
     .venv/bin/python benchmarks/referee.py --profiles classic --films 8 --rounds 1 --show-flags  # one round to debug
     .venv/bin/python benchmarks/referee.py --recognizer onnx --jobs 2 --threads 1     # the profiles side by side
 
+A round that comes out wrong is corrected as the host does on a game night, once the table is cleared
+after it: the journal's wrong events of the round are undone, the true ones entered, its flags
+dismissed, and the referee follows again. The round still counts as wrong, and each round after it is
+measured on its own; `--no-host` leaves it uncorrected, so the referee waits for the host for the
+rest of the game (every later round then counts as wrong too).
+
 Frames the table reader skips as covered (an arm over the table) are not recognised: the device
 recognises them and the reader drops their cards, so the journal is the same, sooner.
 """
@@ -29,7 +35,8 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device"))
 
-from mayi_table.rules.events import Deal, GameStart  # noqa: E402
+from mayi_table.rules.events import Deal, Event, GameStart  # noqa: E402
+from mayi_table.rules.record import as_observed  # noqa: E402
 from mayi_table.table.journal import Journal  # noqa: E402
 from mayi_table.table.referee import Referee  # noqa: E402
 from mayi_table.vision.classes import PhysicalCard  # noqa: E402
@@ -47,6 +54,7 @@ class RoundOutcome:
     truth: dict[str, int]
     read: dict[str, int] | None
     flags: int
+    corrected: bool = False  # the host corrected the journal after it
 
     @property
     def exact(self) -> bool:
@@ -68,6 +76,7 @@ def play_film(
     stable_frames: int = 3,
     on_round: Callable[[RoundOutcome], None] | None = None,
     on_flag: Callable[[str], None] | None = None,
+    host: bool = True,
 ) -> FilmResult:
     """Run one film through reader and referee into a journal; compare each round with the truth.
 
@@ -90,6 +99,8 @@ def play_film(
         if isinstance(ev, Deal):
             k += 1
         round_of_events.append(max(k, 0))
+    observed = as_observed(film.run.events)  # as the host would enter it: no hidden cards
+    deals = [i for i, ev in enumerate(observed) if isinstance(ev, Deal)]
     flags_in: list[int] = [0] * max(1, len(truth))
     current = 0
     reported = 0
@@ -108,6 +119,10 @@ def play_film(
                 read,
                 flags_in[reported],
             )
+            if host and not oc.exact and reported + 1 < len(deals):
+                host_corrects(journal, observed[: deals[reported + 1]])
+                referee.resync()
+                oc.corrected = True
             out.rounds.append(oc)
             if on_round:
                 on_round(oc)
@@ -139,6 +154,21 @@ def play_film(
     out.seconds = time.perf_counter() - t0
     journal.close()
     return out
+
+
+def host_corrects(journal: Journal, truth: list[Event]) -> None:
+    """What the host does at the tablet after a wrong round: undo the journal back to where it last
+    agreed with the true game, enter the true events from there, and dismiss the open flags."""
+    accepted = journal.events()
+    agree = 1  # the game line is the benchmark's own
+    while agree < min(len(accepted), len(truth)) and accepted[agree] == truth[agree]:
+        agree += 1
+    for _ in range(len(accepted) - agree):
+        journal.undo(source="tablet")
+    for ev in truth[agree:]:
+        journal.append_event(ev, source="tablet")
+    for f in journal.open_flags():
+        journal.dismiss(f.seq, "corrected by the host", source="tablet")
 
 
 def _recogniser(kind: str, model_dir: Path, threads: int | None = None) -> Recognise:
@@ -186,6 +216,7 @@ def _run_profile(
             args.stable_frames,
             on_round=_print_round,
             on_flag=flag_line if args.show_flags else None,
+            host=args.host,
         )
         outcomes.extend(res.rounds)
         frames += res.frames
@@ -197,6 +228,8 @@ def _run_profile(
 
 def _print_round(oc: RoundOutcome) -> None:
     mark = "ok" if oc.exact else ("FLAGGED" if oc.flags else "SILENT MISMATCH")
+    if oc.corrected:
+        mark += ", host corrected"
     line = f"{oc.profile:8} game {oc.seed:5} round {oc.round!s:>2}: {mark:16} flags {oc.flags}"
     print(line, file=sys.stderr, flush=True)
 
@@ -216,6 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show-flags", action="store_true", help="print each flag's reason as it is raised")
     ap.add_argument("--jobs", type=int, default=1, help="profiles played side by side in this many processes")
     ap.add_argument("--threads", type=int, default=None, help="recogniser threads per process")
+    ap.add_argument(
+        "--no-host",
+        dest="host",
+        action="store_false",
+        help="nobody corrects a wrong round: the referee waits for the host for the rest of the game",
+    )
     args = ap.parse_args(argv)
     if args.size:
         try:
