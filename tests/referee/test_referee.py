@@ -221,6 +221,30 @@ def test_joker_laid_off_below_a_run_takes_the_low_end() -> None:
     assert _layoff_cards(meld, high, add) == ("JK:AS",)
 
 
+def test_a_misread_meld_card_is_flagged_once_and_play_goes_on(journal: Journal) -> None:
+    """A melded 7S read as 5S: the lay-off it looks like is flagged (once, not at every snapshot), and
+    the next seats' draws and discards are journaled meanwhile (referee: flag, never guess)."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert [k[0] for k in kinds(journal)[-3:]] == ["Draw", "Open", "Discard"] and not ref.flags
+    table.rows[0] = [row("7H", "7D", "5S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("9C")  # Bob's discard, seen in the same snapshot as the misreading
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1 and "no longer shows 7S" in ref.flags[0].reason
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+    for seat, name in (("Cy", "4H"), ("Dee", "JD")):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+        assert kinds(journal)[-1] == ("Discard", seat, "")
+    assert len(ref.flags) == 1
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]  # read right again
+    table.discard("2C")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
+
+
 def test_lost_meld_and_cleared_table_are_flagged_and_followed_by_flags(journal: Journal) -> None:
     """The referee notices when its journal no longer explains the table: melds gone (flagged once),
     the table cleared while the round is unfinished, and every deal after that until a resync."""

@@ -34,9 +34,10 @@ seat to act has drawn already or the old top is still seen under it (then it is 
 
 Every event goes to the journal first (`append_event`, which checks it) and only then to the
 referee's engine copy. An event the rules reject, one built from unsure readings (low confidence,
-a meld that lost cards while gaining others), or cards that nothing explains are flagged
+cards laid in a zone whose melds lost cards: one misread meld card), or cards that nothing explains are flagged
 (`journal.flag`) with the reason and a JPEG of the part of the frame that caused it; those cards are
-then set aside so the next snapshots follow the game without flagging them again.
+then set aside so the next snapshots follow the game without flagging them again; moves elsewhere
+(the next discards, other seats' melds) go on being journaled.
 
 Restart: a `Referee` built on a journal that already holds a game takes the game from it, so the
 engine state is the one an uninterrupted run would have.
@@ -414,19 +415,22 @@ class Referee:
     def _match(
         self, snap: TableSnapshot
     ) -> tuple[
-        dict[int, tuple[SeenMeld, list[SeenCard]]], list[tuple[int, SeenMeld]], dict[str, list[SeenCard]], list[str]
+        dict[int, tuple[SeenMeld, list[SeenCard]]],
+        list[tuple[int, SeenMeld]],
+        dict[str, list[SeenCard]],
+        list[tuple[str, str]],
     ]:
         """Engine melds matched to the rows of their owner's zone.
 
         Returns (meld index -> (row, cards the row has beyond the meld)), rows matching no meld
         (zone index, row), every unexplained card per zone (ignored ones left out), and the melds that
-        lost cards (a misreading).
+        lost cards (a misreading), as (zone, what it no longer shows).
         """
         r = self.game.round
         assert r is not None
         matched: dict[int, tuple[SeenMeld, list[SeenCard]]] = {}
         used: set[tuple[int, int]] = set()
-        lost: list[str] = []
+        lost: list[tuple[str, str]] = []
         for k, m in enumerate(r.table):
             zone = self.seats.index(m.owner) if m.owner in self.seats else -1
             if zone < 0 or zone >= len(snap.seats):
@@ -441,7 +445,7 @@ class Referee:
                 if overlap * 2 > len(m.cards) and (best is None or overlap > best[0]):
                     best = (overlap, -len(row.cards), j)
             if best is None:
-                lost.append(f"meld {k} ({' '.join(m.cards)})")
+                lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)})"))
                 continue
             row = snap.seats[zone][best[2]]
             used.add((zone, best[2]))
@@ -453,7 +457,8 @@ class Referee:
                 else:
                     extra.append(c)
             if +rest:
-                lost.append(f"meld {k} ({' '.join(m.cards)}) no longer shows {' '.join(sorted(rest.elements()))}")
+                gone = " ".join(sorted(rest.elements()))
+                lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)}) no longer shows {gone}"))
             matched[k] = (row, extra)
         new_rows = [(i, row) for i, rows in enumerate(snap.seats) for j, row in enumerate(rows) if (i, j) not in used]
         extras: dict[str, list[SeenCard]] = {}
@@ -569,6 +574,17 @@ class Referee:
             top = snap.discard_top
             assert top is not None
             plan.append((Discard(turn, Card(top.card), source="camera"), [top]))
+        lost_note = "lost:" + "; ".join(what for _, what in lost)
+        lost_zones = {z for z, _ in lost}
+        doubtful = [p for p in plan if self._meld_zone(p[0]) in lost_zones]
+        if doubtful:
+            # cards appear in a zone whose melds lost cards: likely a misreading, not a move; the other
+            # moves (a discard, another seat's melds) go on
+            for planned, cards in doubtful:
+                self._flag(planned, "unsure reading: " + "; ".join(what for _, what in lost), snap, cards)
+                self._set_aside(planned, cards, snap)
+            self._noted.add(lost_note)  # said with these flags
+            plan = [p for p in plan if self._meld_zone(p[0]) not in lost_zones]
         needs_draw = not r.drawn and (plan or pile == "taken")
         pre: list[tuple[Event, list[SeenCard]]] = []
         if needs_draw:
@@ -591,17 +607,11 @@ class Referee:
                 pre.append((Draw(turn, "stock", source="camera"), []))
         elif pile == "taken":
             unexplained.extend([snap.discard_top] if snap.discard_top else [])
-        if lost and plan:
-            # a meld that lost cards while others appear: likely a misreading, not a move
-            for planned, cards in plan:
-                self._flag(planned, "unsure reading: " + "; ".join(lost), snap, cards)
-            self._after_flags(snap)
-            return
         if lost:
             # melds the journal holds that the table no longer shows: a misreading, or the journal
             # has lost the game; either way the host must look
             region = [c for rows in snap.seats for row in rows for c in row.cards]
-            self._note("lost:" + "; ".join(lost), "the table no longer shows " + "; ".join(lost), snap, region)
+            self._note(lost_note, "the table no longer shows " + "; ".join(what for _, what in lost), snap, region)
         for ev, cards in pre + plan:
             unsure = [c for c in cards if c.confidence < self.min_confidence]
             if unsure:
@@ -613,6 +623,16 @@ class Referee:
         if unexplained:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
+
+    def _meld_zone(self, ev: Event) -> str | None:
+        """The seat zone whose melds `ev` adds to (an open or a lay-off), else None."""
+        r = self.game.round
+        assert r is not None
+        if isinstance(ev, Open):
+            return f"seat:{self.seats.index(ev.seat)}"
+        if isinstance(ev, LayOff) and r.table[ev.meld].owner in self.seats:
+            return f"seat:{self.seats.index(r.table[ev.meld].owner)}"
+        return None
 
     def _draw_ends_round(self) -> bool:
         """Whether the seat to act drawing from the stock now would end the round (its last card)."""
