@@ -207,6 +207,21 @@ def test_a_court_cards_picture_is_not_a_second_copy(angle: float) -> None:
     assert Counter(c.card for c in other) == Counter({"QH": 1, "5D": 1})
 
 
+@pytest.mark.parametrize("angle", [0, 45, 90, 180])
+def test_one_index_found_twice_is_one_index(angle: float) -> None:
+    """petras §02 (two or three decks): a second, smaller box of the same face lying on a card's
+    index (the rank alone, beside the whole index) is that index again, not a second copy."""
+    tl, br = card_corners("JS", (500, 500), angle, 2.0)
+    x1, y1, x2, y2 = br.box
+    w, h = x2 - x1, y2 - y1
+    rank_alone = Corner("JS", 0.8, (x1 - 0.2 * w, y1 + 0.1 * h, x2 - 0.4 * w, y2 - 0.1 * h))
+    cards = pair_corners([tl, br, rank_alone])
+    assert [(c.card, len(c.corners)) for c in cards] == [("JS", 2)]
+    # as a lone index too, and another face there stays another card
+    assert [c.card for c in pair_corners([br, rank_alone])] == ["JS"]
+    assert sorted(c.card for c in pair_corners([br, Corner("5D", 0.8, rank_alone.box)])) == ["5D", "JS"]
+
+
 def test_corners_too_far_or_too_close_are_not_paired() -> None:
     tl, br = card_corners("4S", (500, 500), 0, 2.0)
     dx = (br.box[0] - tl.box[0]) * (DISTANCE_TOLERANCE + 0.3)

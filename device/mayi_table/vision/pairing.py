@@ -378,6 +378,27 @@ def _in_middle(corner: Corner, outline: np.ndarray) -> bool:
     return bool(abs(u) < ART_REACH / 2 and abs(v) < ART_REACH / 2)
 
 
+SAME_INDEX_REACH = 0.3  # centres closer than this share of a box's diagonal: the same index
+
+
+def _one_index_once(group: list[Corner]) -> list[Corner]:
+    """Drop a box of a face whose centre lies close to the middle of a bigger box of that face: the
+    detector found one index twice (the rank alone beside the whole index). Two cards' indices never
+    lie so close: a fan leaves each index whole."""
+    kept: list[Corner] = []
+    for c in sorted(group, key=lambda c: (-_area(c.box), -c.confidence, c.box)):
+        if not any(
+            math.dist(_centre(c.box), _centre(k.box)) < SAME_INDEX_REACH * math.hypot(*_size(k.box)) for k in kept
+        ):
+            kept.append(c)
+    return kept
+
+
+def _area(box: Box) -> float:
+    w, h = _size(box)
+    return w * h
+
+
 def _as_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) -> float | None:
     """The orientation when these corners (three or four) are indices of one card, else None."""
     geo = index_geometry(name)
@@ -428,7 +449,7 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
         by_card[corner.card].append(corner)
     out: list[PhysicalCard] = []
     for name in sorted(by_card):
-        group = sorted(by_card[name], key=_sort_key)
+        group = sorted(_one_index_once(by_card[name]), key=_sort_key)
         fits: dict[tuple[int, int], PairFit] = {}
         costs: dict[tuple[int, int], float] = {}
         for i in range(len(group)):
