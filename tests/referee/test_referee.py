@@ -221,6 +221,24 @@ def test_joker_laid_off_below_a_run_takes_the_low_end() -> None:
     assert _layoff_cards(meld, high, add) == ("JK:AS",)
 
 
+def test_an_open_refused_for_a_misread_card_is_taken_when_read_right(journal: Journal) -> None:
+    """petras §03: the contract is laid whole. A QH read as 5H makes the engine refuse the open; when
+    the next snapshot reads it right, the open is taken with both rows (the first row, set aside
+    after the refusal, included)."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "5H", y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1 and "the rules refuse it" in ref.flags[0].reason
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1
+    r = ref.game.round
+    assert r is not None and "Ann" in r.opened and len(r.table) == 2
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
+
+
 def test_a_misread_meld_card_is_flagged_once_and_play_goes_on(journal: Journal) -> None:
     """A melded 7S read as 5S: the lay-off it looks like is flagged (once, not at every snapshot), and
     the next seats' draws and discards are journaled meanwhile (referee: flag, never guess)."""

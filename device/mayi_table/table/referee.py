@@ -540,8 +540,9 @@ class Referee:
         if turn not in r.opened:
             rows = [row for i, row in new_rows if f"seat:{i}" == zone_turn]
             skip = Counter(self.ignored.get(zone_turn, Counter()))
-            rows = [row for row in rows if not _all_ignored(row, skip)]
-            if rows:
+            # rows set aside after a refused open are laid again with any row that reads anew: the
+            # engine then checks the whole contract (one misread card must not cost the open)
+            if rows and not all(_all_ignored(row, skip) for row in rows):
                 melds = tuple(tuple(row.names) for row in rows)
                 plan.append((Open(turn, melds, source="camera"), [c for row in rows for c in row.cards]))
                 taken = Counter(c.card for row in rows for c in row.cards)
@@ -620,6 +621,8 @@ class Referee:
                 continue
             if not self._commit(ev, "camera", now, snap, cards):
                 self._set_aside(ev, cards, snap)
+            elif isinstance(ev, Open) and zone_turn in self.ignored:
+                self.ignored[zone_turn] -= Counter(c.card for c in cards)  # laid now: no longer set aside
         if unexplained:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
