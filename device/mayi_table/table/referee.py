@@ -575,17 +575,17 @@ class Referee:
             top = snap.discard_top
             assert top is not None
             plan.append((Discard(turn, Card(top.card), source="camera"), [top]))
-        lost_note = "lost:" + "; ".join(what for _, what in lost)
+        lost_text = "; ".join(what for _, what in lost)
         lost_zones = {z for z, _ in lost}
         doubtful = [p for p in plan if self._meld_zone(p[0]) in lost_zones]
         if doubtful:
             # cards appear in a zone whose melds lost cards: likely a misreading, not a move; the other
             # moves (a discard, another seat's melds) go on
             for planned, cards in doubtful:
-                self._flag(planned, "unsure reading: " + "; ".join(what for _, what in lost), snap, cards)
+                self._flag(planned, "unsure reading: " + lost_text, snap, cards)
                 self._set_aside(planned, cards, snap)
-            self._noted.add(lost_note)  # said with these flags
-            plan = [p for p in plan if self._meld_zone(p[0]) not in lost_zones]
+            self._noted.add("lost:" + lost_text)  # said with these flags
+            plan = [p for p in plan if not any(p is d for d in doubtful)]
         needs_draw = not r.drawn and (plan or pile == "taken")
         pre: list[tuple[Event, list[SeenCard]]] = []
         if needs_draw:
@@ -612,7 +612,7 @@ class Referee:
             # melds the journal holds that the table no longer shows: a misreading, or the journal
             # has lost the game; either way the host must look
             region = [c for rows in snap.seats for row in rows for c in row.cards]
-            self._note(lost_note, "the table no longer shows " + "; ".join(what for _, what in lost), snap, region)
+            self._note("lost:" + lost_text, "the table no longer shows " + lost_text, snap, region)
         for ev, cards in pre + plan:
             unsure = [c for c in cards if c.confidence < self.min_confidence]
             if unsure:
