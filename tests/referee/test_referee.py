@@ -341,3 +341,32 @@ def test_another_card_named_like_the_one_under_the_top_is_a_discard(journal: Jou
     ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
     assert not ref.flags
+
+
+def test_a_card_laid_off_where_a_flagged_phantom_was_named_alike_is_a_move(journal: Journal) -> None:
+    """A JK misread beside Ann's melds is flagged and set aside (petras §04 lay-offs stand on it): while
+    it shows in its place it stays aside, even under a new track; the real JK Ann lays off on her
+    meld later is her lay-off, not the phantom come back."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert [k[0] for k in kinds(journal)[-3:]] == ["Draw", "Open", "Discard"] and not ref.flags
+    melds = list(table.rows[0])
+    table.rows[0] = melds + [SeenMeld((card("JK", 700, 380),))]  # Bob's turn: a phantom by Ann's melds
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1 and "no move explains: JK" in ref.flags[0].reason
+    table.rows[0] = melds + [SeenMeld((card("JK", 703, 382),))]  # read again, a new track, same place
+    table.discard("9C")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Bob", "") and len(ref.flags) == 1
+    for seat, name in (("Cy", "4H"), ("Dee", "JD")):
+        table.rows[0] = melds  # the phantom is gone
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+        assert kinds(journal)[-1] == ("Discard", seat, "")
+    table.rows[0] = [row("7H", "7D", "7S", "JK", y=440), melds[1]]
+    table.discard("2C")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-3:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", ""), ("Discard", "Ann", "")]
+    assert len(ref.flags) == 1

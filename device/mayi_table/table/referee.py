@@ -135,7 +135,9 @@ class Referee:
         self.flags: list[FlagNote] = []
         self.last_picture: bytes | None = None
         self.cleared = False  # the table was seen empty since the last round ended
-        self.ignored: dict[str, Counter[str]] = {}  # flagged cards set aside, per zone
+        # flagged cards set aside, per zone, as last seen: a set-aside card is the same one while it
+        # keeps its track or its place; another card of that name laid elsewhere is a move
+        self.ignored: dict[str, list[SeenCard]] = {}
         self.ignored_top: tuple[str, int] | None = None
         self.deferred: tuple[TableSnapshot, float] | None = None
         self.last: TableSnapshot | None = None
@@ -410,7 +412,7 @@ class Referee:
         """Everything unexplained in `snap` is set aside (after a flag or a resync)."""
         _, _, extras, _ = self._match(snap)
         for zone, cards in extras.items():
-            self.ignored.setdefault(zone, Counter()).update(c.card for c in cards)
+            self.ignored.setdefault(zone, []).extend(cards)
 
     def _match(
         self, snap: TableSnapshot
@@ -469,17 +471,26 @@ class Referee:
             extras.setdefault(f"seat:{i}", []).extend(row.cards)
         if snap.stray:
             extras.setdefault("stray", []).extend(snap.stray)
-        # flagged cards set aside stay aside while they are still seen
         for zname, cards in list(extras.items()):
-            skip: Counter[str] = Counter(self.ignored.get(zname, Counter()))
-            keep = []
-            for c in cards:
-                if skip[c.card] > 0:
-                    skip[c.card] -= 1
-                else:
-                    keep.append(c)
-            extras[zname] = keep
+            extras[zname] = self._not_set_aside(zname, cards)
         return matched, new_rows, extras, lost
+
+    def _not_set_aside(self, zone: str, cards: list[SeenCard]) -> list[SeenCard]:
+        """The cards of `zone` that were not set aside after a flag. A set-aside card seen again (same
+        name, and same track or place) stays aside and is followed to where it is seen now."""
+        aside = self.ignored.get(zone)
+        if not aside:
+            return list(cards)
+        free = list(range(len(aside)))
+        keep = []
+        for c in cards:
+            k = next((i for i in free if _same_place(c, aside[i])), None)
+            if k is None:
+                keep.append(c)
+            else:
+                free.remove(k)
+                aside[k] = c
+        return keep
 
     def _pile_change(self, snap: TableSnapshot) -> str:
         r = self.game.round
@@ -539,10 +550,9 @@ class Referee:
         unexplained: list[SeenCard] = []
         if turn not in r.opened:
             rows = [row for i, row in new_rows if f"seat:{i}" == zone_turn]
-            skip = Counter(self.ignored.get(zone_turn, Counter()))
             # rows set aside after a refused open are laid again with any row that reads anew: the
             # engine then checks the whole contract (one misread card must not cost the open)
-            if rows and not all(_all_ignored(row, skip) for row in rows):
+            if rows and self._not_set_aside(zone_turn, [c for row in rows for c in row.cards]):
                 melds = tuple(tuple(row.names) for row in rows)
                 plan.append((Open(turn, melds, source="camera"), [c for row in rows for c in row.cards]))
                 taken = Counter(c.card for row in rows for c in row.cards)
@@ -622,7 +632,8 @@ class Referee:
             if not self._commit(ev, "camera", now, snap, cards):
                 self._set_aside(ev, cards, snap)
             elif isinstance(ev, Open) and zone_turn in self.ignored:
-                self.ignored[zone_turn] -= Counter(c.card for c in cards)  # laid now: no longer set aside
+                laid = self.ignored[zone_turn]  # laid now: no longer set aside
+                self.ignored[zone_turn] = [s for s in laid if not any(_same_place(c, s) for c in cards)]
         if unexplained:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
@@ -665,7 +676,7 @@ class Referee:
                 self.ignored_top = (top.card, top.track)
         elif isinstance(ev, (Open, LayOff)):
             zone = self._zone_of_cards(snap, cards)
-            self.ignored.setdefault(zone, Counter()).update(c.card for c in cards)
+            self.ignored.setdefault(zone, []).extend(cards)
 
     def _after_flags(self, snap: TableSnapshot) -> None:
         self._set_aside_all(snap)
@@ -716,10 +727,6 @@ def _minus(cards: list[SeenCard], remove: Counter[str]) -> list[SeenCard]:
         else:
             out.append(c)
     return out
-
-
-def _all_ignored(row: SeenMeld, skip: Counter[str]) -> bool:
-    return not (Counter(row.names) - skip)
 
 
 def _layoff_cards(meld: Meld, row: SeenMeld, add: list[SeenCard]) -> tuple[str, ...]:

@@ -51,6 +51,7 @@ def train(
     model_yaml = args.pop("model", "yolo11n.yaml")
     if epochs is not None:
         args["epochs"] = epochs
+    run_dir = run_dir.resolve()  # Ultralytics puts a relative project under its own runs folder
     last = run_dir / "weights" / "last.pt"
     fresh = dict(
         data=str(data_yaml),
