@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mayi_table.rules.events import GameStart
+from mayi_table.rules.events import GameStart, RoundEnd
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
 from mayi_table.vision.table_reading import SeenCard, SeenMeld, TableSnapshot
@@ -370,3 +370,33 @@ def test_a_card_laid_off_where_a_flagged_phantom_was_named_alike_is_a_move(journ
     ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-3:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", ""), ("Discard", "Ann", "")]
     assert len(ref.flags) == 1
+
+
+def test_a_misread_meld_card_at_round_end_is_not_counted_in_a_hand(journal: Journal) -> None:
+    """petras §06 scores the cards left in hand: Ann went out, and at the spread her meld row reads
+    QC QD 5H QS for QC QD QH QS. The 5H lies in the meld's row where its QH is missing, so it is the
+    QH misread, not a card of Ann's hand; the round is scored with the hands the other rows show."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):  # Bob, Cy, Dee draw and discard
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
+    table.discard("JS")  # Ann lays off her last cards but one and goes out by discarding it
+    ref.on_snapshot(table.snap(), table.t)
+    r = ref.game.round
+    assert r is not None and r.over and r.went_out == "Ann" and not ref.flags
+    hands = {
+        "Bob": ("2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", "4D"),
+        "Cy": ("4H", "4S", "5C", "5D", "5S", "6C", "6D", "6H", "6S", "8C"),
+        "Dee": ("8D", "8H", "8S", "9C", "9D", "9H", "9S", "10C", "10D", "10H"),
+    }
+    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "5H", "QS", y=470)]
+    for i, seat in ((1, "Bob"), (2, "Cy"), (3, "Dee")):
+        table.rows[i] = [row(*hands[seat], y=100 + 50 * i)]
+    ref.on_snapshot(table.snap(), table.t)
+    last = journal.events()[-1]
+    assert isinstance(last, RoundEnd) and not ref.flags
+    assert last.hands["Ann"] == () and sorted(last.hands["Cy"]) == sorted(hands["Cy"])

@@ -388,11 +388,33 @@ class Referee:
             out[s] = spread
         return out
 
+    def _spreads_by_rows(self, snap: TableSnapshot) -> dict[str, list[SeenCard]]:
+        """The spread hands from the layout: each seat's rows that are none of its melds, and what its
+        meld rows show beyond their melds, except where a meld misses as many cards as its row shows
+        beyond it: those are its own cards misread (a 5C read 5S), not cards of the hand."""
+        r = self.game.round
+        assert r is not None
+        matched, new_rows, _, _ = self._match(snap)
+        out: dict[str, list[SeenCard]] = {s: [] for s in self.seats if s in r.players}
+        for k, (row, extra) in matched.items():
+            owner = r.table[k].owner
+            missing = Counter(str(c) for c in r.table[k].cards) - Counter(row.names)
+            if owner in out and len(extra) > sum(missing.values()):
+                out[owner].extend(extra)
+        for i, row in new_rows:
+            if i < len(self.seats) and self.seats[i] in out:
+                out[self.seats[i]].extend(row.cards)
+        return out
+
     def _round_end(self, snap: TableSnapshot, now: float, forced: bool) -> None:
         r = self.game.round
         assert r is not None
         spreads = self._spreads(snap)
         complete = all(len(spreads.get(s, [])) == r.counts[s] for s in r.players)
+        if not complete:
+            by_rows = self._spreads_by_rows(snap)
+            if all(len(by_rows.get(s, [])) == r.counts[s] for s in r.players):
+                spreads, complete = by_rows, True
         if not complete and not forced:
             return  # hands are still being spread
         hands = {s: tuple(sorted(Card(c.card) for c in spreads.get(s, []))) for s in r.players}
