@@ -400,3 +400,27 @@ def test_a_misread_meld_card_at_round_end_is_not_counted_in_a_hand(journal: Jour
     last = journal.events()[-1]
     assert isinstance(last, RoundEnd) and not ref.flags
     assert last.hands["Ann"] == () and sorted(last.hands["Cy"]) == sorted(hands["Cy"])
+
+
+def test_a_lay_off_seen_while_its_meld_is_misread_is_taken_when_the_meld_reads_right(journal: Journal) -> None:
+    """petras §04: Ann lays a 7C off on her 7s while the camera reads her 7S as 5S. The lay-off waits
+    (flagged once, as the meld's lost card); the meld reads right before she discards, and the lay-off
+    is hers."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):  # Bob, Cy, Dee
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    queens = table.rows[0][1]
+    table.rows[0] = [row("7H", "7D", "5S", "7C", y=440), queens]
+    ref.on_snapshot(table.snap(), table.t)
+    assert len(ref.flags) == 1 and "no longer shows 7S" in ref.flags[0].reason
+    assert kinds(journal)[-1] == ("Discard", "Dee", "")
+    table.rows[0] = [row("7H", "7D", "7S", "7C", y=440), queens]
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", "")]
+    table.discard("JS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1

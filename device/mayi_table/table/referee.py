@@ -612,11 +612,14 @@ class Referee:
         doubtful = [p for p in plan if self._meld_zone(p[0]) in lost_zones]
         if doubtful:
             # cards appear in a zone whose melds lost cards: likely a misreading, not a move; the other
-            # moves (a discard, another seat's melds) go on
-            for planned, cards in doubtful:
-                self._flag(planned, "unsure reading: " + lost_text, snap, cards)
-                self._set_aside(planned, cards, snap)
-            self._noted.add("lost:" + lost_text)  # said with these flags
+            # moves (a discard, another seat's melds) go on. While the turn lasts they are planned again
+            # at each snapshot (the meld may read right again); when it ends they are flagged and set
+            # aside, else a later seat would be given them
+            if pile == "new":
+                for planned, cards in doubtful:
+                    self._flag(planned, "unsure reading: " + lost_text, snap, cards)
+                    self._set_aside(planned, cards, snap)
+                self._noted.add("lost:" + lost_text)  # said with these flags
             plan = [p for p in plan if not any(p is d for d in doubtful)]
         needs_draw = not r.drawn and (plan or pile == "taken")
         pre: list[tuple[Event, list[SeenCard]]] = []
