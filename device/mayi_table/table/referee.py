@@ -18,7 +18,9 @@ What a snapshot difference means (the engine copy says whose turn it is and what
 - cards added to a meld (matched to the engine's melds by content, in the meld owner's zone): the
   seat to act laid them off;
 - after a seat went out: once every seat shows as many spread cards as the engine says it holds
-  (or when a seat holds its button down), the round ends with those hands; then a lone card on the
+  (or when a seat holds its button down), the round ends with those hands (a card in a meld's row
+  where that meld misses as many cards is the meld's own card misread, when the hands then fit); then
+  a lone card on the
   discard pile is the next deal's upcard once the table has been seen empty (or, if the empty table
   was missed, when that card is not the last round's top discard).
 
@@ -36,8 +38,10 @@ Every event goes to the journal first (`append_event`, which checks it) and only
 referee's engine copy. An event the rules reject, one built from unsure readings (low confidence,
 cards laid in a zone whose melds lost cards: one misread meld card), or cards that nothing explains are flagged
 (`journal.flag`) with the reason and a JPEG of the part of the frame that caused it; those cards are
-then set aside so the next snapshots follow the game without flagging them again; moves elsewhere
-(the next discards, other seats' melds) go on being journaled.
+then set aside so the next snapshots follow the game without flagging them again (a set-aside card is
+known by its track or its place: another card of its name laid elsewhere is a move); moves elsewhere
+(the next discards, other seats' melds) go on being journaled. Cards laid in a zone whose melds lost
+cards wait while the turn lasts, in case the meld reads right again; they are flagged when it ends.
 
 Restart: a `Referee` built on a journal that already holds a game takes the game from it, so the
 engine state is the one an uninterrupted run would have.
