@@ -19,10 +19,9 @@ What a snapshot difference means (the engine copy says whose turn it is and what
   seat to act laid them off;
 - after a seat went out: once every seat shows as many spread cards as the engine says it holds
   (or when a seat holds its button down), the round ends with those hands (a card in a meld's row
-  where that meld misses as many cards is the meld's own card misread, when the hands then fit); then
-  a lone card on the
-  discard pile is the next deal's upcard once the table has been seen empty (or, if the empty table
-  was missed, when that card is not the last round's top discard).
+  where that meld misses a card is the meld's own card misread, when the hands then fit); then a lone
+  card on the discard pile is the next deal's upcard once the table has been seen empty (or, if the
+  empty table was missed, when that card is not the last round's top discard).
 
 When the journal stops explaining the table, the referee says so rather than guess: melds the
 journal holds that the table no longer shows are flagged (once each), and so are melds laid where no
@@ -394,8 +393,8 @@ class Referee:
 
     def _spreads_by_rows(self, snap: TableSnapshot) -> dict[str, list[SeenCard]]:
         """The spread hands from the layout: each seat's rows that are none of its melds, and what its
-        meld rows show beyond their melds, except where a meld misses as many cards as its row shows
-        beyond it: those are its own cards misread (a 5C read 5S), not cards of the hand."""
+        meld rows show beyond their melds, except where a meld misses at least as many cards as its row
+        shows beyond it: those are its own cards misread (a 5C read 5S), not cards of the hand."""
         r = self.game.round
         assert r is not None
         matched, new_rows, _, _ = self._match(snap)
