@@ -23,7 +23,9 @@ recognises them and the reader drops their cards, so the journal is the same, so
 from __future__ import annotations
 
 import argparse
+import hashlib
 import multiprocessing
+import pickle
 import sys
 import tempfile
 import time
@@ -181,6 +183,32 @@ def _recogniser(kind: str, model_dir: Path, threads: int | None = None) -> Recog
     return lambda frame: rec.recognize(frame.image)
 
 
+def _cached(recognise: Recognise, path: Path) -> tuple[Recognise, Callable[[], None]]:
+    """A recogniser whose answers are kept in `path` by frame content, and the call that saves them: a
+    second run over the same film (another referee, the same model) then only renders and referees."""
+    cards: dict[str, list[PhysicalCard]] = {}
+    if path.exists():
+        with path.open("rb") as f:
+            cards = pickle.load(f)
+    start = len(cards)
+
+    def read(frame: FilmFrame) -> list[PhysicalCard]:
+        key = hashlib.blake2b(frame.image.tobytes(), digest_size=16).hexdigest()
+        if key not in cards:
+            cards[key] = recognise(frame)
+        return cards[key]
+
+    def save() -> None:
+        if len(cards) > start:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            with tmp.open("wb") as f:
+                pickle.dump(cards, f)
+            tmp.replace(path)
+
+    return read, save
+
+
 def _run_profile(
     profile: str, args: argparse.Namespace, size: tuple[int, int], recognise: Recognise | None = None
 ) -> tuple[list[RoundOutcome], int, float]:
@@ -209,15 +237,20 @@ def _run_profile(
         def flag_line(reason: str, seed: int = seed) -> None:
             print(f"{profile:8} game {seed:5} flag: {reason}", file=sys.stderr, flush=True)
 
+        read, save = recognise, (lambda: None)
+        if args.cards_cache is not None and args.recognizer != "oracle":
+            name = f"{args.recognizer}-{profile}-{seed}-{size[0]}x{size[1]}{'-held-out' if args.held_out else ''}.pkl"
+            read, save = _cached(recognise, args.cards_cache / name)
         res = play_film(
             film,
-            recognise,
+            read,
             tmp / f"{profile}-{seed}.sqlite3",
             args.stable_frames,
             on_round=_print_round,
             on_flag=flag_line if args.show_flags else None,
             host=args.host,
         )
+        save()
         outcomes.extend(res.rounds)
         frames += res.frames
         seconds += res.seconds
@@ -249,6 +282,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show-flags", action="store_true", help="print each flag's reason as it is raised")
     ap.add_argument("--jobs", type=int, default=1, help="profiles played side by side in this many processes")
     ap.add_argument("--threads", type=int, default=None, help="recogniser threads per process")
+    ap.add_argument(
+        "--cards-cache",
+        type=Path,
+        default=None,
+        help="keep the recogniser's cards per film in this folder and reuse them (same model only)",
+    )
     ap.add_argument(
         "--no-host",
         dest="host",

@@ -19,6 +19,7 @@ CLASS_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("JK
 CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
 
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels of the image as given
+Readings = tuple[tuple[str, float], ...]  # other names a mark may have, with their probabilities, likeliest first
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Corner:
     card: str
     confidence: float
     box: Box
+    alternatives: Readings = ()  # the classifier's next readings (the referee may pick one the rules need)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class PhysicalCard:
     box: Box  # covers its corners (and the card between them when both are seen)
     corners: tuple[Corner, ...]
     orientation: float | None = None  # degrees, from the corner pair when both are seen
+    alternatives: Readings = ()  # its corners' next readings, other than `card`
 
 
 class CardReader(Protocol):

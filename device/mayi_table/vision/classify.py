@@ -14,13 +14,15 @@ from typing import Sequence
 
 import numpy as np
 
-from .classes import Box, Corner
+from .classes import Box, Corner, Readings
 from .detect import Backend, load_backend, model_file, to_tensor
 from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop, inside_share
 
 STEM = "index"
 MIN_CONFIDENCE = 0.5  # below this the classifier's best guess is no reading at all (chosen on other seeds)
 VIEW_PADS = (1.15, CROP_PAD, 1.5)  # each index is read from three crops (side = pad x the box's longer side)
+ALTERNATIVE_MIN = 0.02  # next readings at least this likely are kept beside the best one ...
+ALTERNATIVES = 3  # ... this many at most
 
 
 def model_folder(model: Path | str) -> Path:
@@ -56,23 +58,33 @@ class IndexClassifier:
     def classify(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float]]:
         """(card or "none", probability) for each box of the image: the mean over crops framed a little
         tighter and looser (detector boxes are never exact; one view's misreading is outvoted)."""
+        return [(name, conf) for name, conf, _ in self.read(image_bgr, boxes)]
+
+    def read(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float, Readings]]:
+        """As `classify`, with each box's next card readings (ALTERNATIVE_MIN or likelier)."""
         out = []
         size = self.size or CROP_SIZE
         for box in boxes:
             p = np.mean(
                 [self.probabilities(index_crop(image_bgr, box, size=size, pad=pad)) for pad in VIEW_PADS], axis=0
             )
-            k = int(np.argmax(p))
-            out.append((self.names[k], float(p[k])))
+            order = np.argsort(-p, kind="stable")
+            k = int(order[0])
+            others = tuple(
+                (self.names[int(j)], float(p[j]))
+                for j in order[1:]
+                if self.names[int(j)] != NONE and p[j] >= ALTERNATIVE_MIN
+            )
+            out.append((self.names[k], float(p[k]), others[:ALTERNATIVES]))
         return out
 
     def name_corners(self, image_bgr: np.ndarray, corners: Sequence[Corner]) -> list[Corner]:
         """The corners renamed by the classifier; false alarms, unreadable ones and boxes on part of
         an index already read dropped."""
-        named = self.classify(image_bgr, [c.box for c in corners])
+        named = self.read(image_bgr, [c.box for c in corners])
         read = [
-            Corner(name, conf, c.box)
-            for c, (name, conf) in zip(corners, named)
+            Corner(name, conf, c.box, others)
+            for c, (name, conf, others) in zip(corners, named)
             if name != NONE and conf >= MIN_CONFIDENCE
         ]
         return drop_nested(read)

@@ -46,7 +46,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .classes import Box, Corner, PhysicalCard
+from .classes import Box, Corner, PhysicalCard, Readings
 
 # ------------------------------------------------------------------ card geometry (millimetres)
 
@@ -439,6 +439,16 @@ def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) ->
     return cards
 
 
+def _alternatives(corners: Sequence[Corner], name: str) -> Readings:
+    """A card's other readings: each name's best probability over its corners, likeliest first."""
+    best: dict[str, float] = {}
+    for c in corners:
+        for other, p in c.alternatives:
+            if other != name:
+                best[other] = max(p, best.get(other, 0.0))
+    return tuple(sorted(best.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None = None) -> list[PhysicalCard]:
     """Group corner detections into physical cards (image_size = (width, height) clips card boxes).
 
@@ -482,8 +492,9 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
                 o = card.outline
                 boxes.append((float(o[:, 0].min()), float(o[:, 1].min()), float(o[:, 0].max()), float(o[:, 1].max())))
             conf = max(c.confidence for c in card.corners)
+            box = _clip(_union(boxes), image_size)
             out.append(
-                PhysicalCard(name, conf, _clip(_union(boxes), image_size), tuple(card.corners), card.orientation)
+                PhysicalCard(name, conf, box, tuple(card.corners), card.orientation, _alternatives(card.corners, name))
             )
     out.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
     return out

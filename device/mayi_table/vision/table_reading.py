@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from ..config import point_in_polygon
-from .classes import Box, PhysicalCard
+from .classes import Box, PhysicalCard, Readings
 
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
@@ -125,6 +125,7 @@ class SeenCard:
     anchor: Point  # pixels: the card's leading index (the one a fan leaves visible)
     corners: int
     track: int
+    alternatives: Readings = ()  # the recogniser's next readings of it (see `PhysicalCard`)
 
 
 @dataclass(frozen=True)
@@ -441,7 +442,7 @@ def _seen(c: PhysicalCard, tr: _Track, up: np.ndarray | None) -> SeenCard:
         centres = [_centre(k.box) for k in c.corners]
         # a fan leaves each card's leading index showing, the one farther from the seat
         anchor = max(centres, key=lambda p: float(np.dot(p, up))) if up is not None else centres[0]
-    return SeenCard(c.card, c.confidence, c.box, anchor, len(c.corners), tr.id)
+    return SeenCard(c.card, c.confidence, c.box, anchor, len(c.corners), tr.id, c.alternatives)
 
 
 def _rows(items: list[tuple[PhysicalCard, _Track]], facing: float) -> tuple[SeenMeld, ...]:
