@@ -43,11 +43,6 @@ class Table:
         return TableSnapshot(self.t, int(self.t), tuple(tuple(r) for r in self.rows), discard, self.top, (), IMAGE)
 
 
-@pytest.fixture
-def journal(tmp_path: Path) -> Journal:
-    return Journal(tmp_path / "j.sqlite3")
-
-
 def dealt(journal: Journal) -> tuple[Referee, Table]:
     ref = Referee(journal, START, "Dee")
     table = Table()

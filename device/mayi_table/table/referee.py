@@ -65,6 +65,7 @@ from ..rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, 
 from ..rules.melds import Meld, position_rank
 from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
 from .claims import DEFAULT_LENGTH_S, ClaimDesk, _claimable
+from .rereading import accepted, best_row, describe, renamed, repair, reread_melds
 
 
 class JournalLike(Protocol):
@@ -289,8 +290,10 @@ class Referee:
             if r is None or g.expected_round() is not None:
                 self._await_deal(snap, now)
             elif r.over:
+                snap = self._reread(snap)
                 self._round_end(snap, now, forced=False)
             else:
+                snap = self._reread(snap)
                 self._play(snap, now)
         finally:
             self.last = snap
@@ -462,20 +465,12 @@ class Referee:
             zone = self.seats.index(m.owner) if m.owner in self.seats else -1
             if zone < 0 or zone >= len(snap.seats):
                 continue
-            best: tuple[int, int, int] | None = None
-            want: Counter[str] = Counter(str(c) for c in m.cards)
-            for j, row in enumerate(snap.seats[zone]):
-                if (zone, j) in used:
-                    continue
-                have = Counter(row.names)
-                overlap = sum((want & have).values())
-                if overlap * 2 > len(m.cards) and (best is None or overlap > best[0]):
-                    best = (overlap, -len(row.cards), j)
-            if best is None:
+            j = best_row(m, snap.seats[zone], {b for a, b in used if a == zone})
+            if j is None:
                 lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)})"))
                 continue
-            row = snap.seats[zone][best[2]]
-            used.add((zone, best[2]))
+            row = snap.seats[zone][j]
+            used.add((zone, j))
             rest: Counter[str] = Counter(str(c) for c in m.cards)
             extra = []
             for c in row.cards:
@@ -657,14 +652,49 @@ class Referee:
                 self._flag(ev, "unsure reading: " + _list(unsure), snap, cards)
                 self._set_aside(ev, cards, snap)
                 continue
+            read_as = cards
+            if isinstance(ev, (Open, LayOff)):
+                ev, cards = self._repaired(ev, cards, snap)
             if not self._commit(ev, "camera", now, snap, cards):
                 self._set_aside(ev, cards, snap)
             elif isinstance(ev, Open) and zone_turn in self.ignored:
                 laid = self.ignored[zone_turn]  # laid now: no longer set aside
-                self.ignored[zone_turn] = [s for s in laid if not any(_same_place(c, s) for c in cards)]
+                self.ignored[zone_turn] = [s for s in laid if not any(_same_place(c, s) for c in [*read_as, *cards])]
         if unexplained:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
+
+    def _reread(self, snap: TableSnapshot) -> TableSnapshot:
+        """The snapshot with table melds' cards read as the meld holds them where the recogniser's next
+        readings allow it (see rereading.py); each renaming flagged once for the host."""
+        r = self.game.round
+        assert r is not None
+        zone_of = [self.seats.index(m.owner) if m.owner in self.seats else -1 for m in r.table]
+        snap, renaming = reread_melds(snap, r.table, zone_of)
+        for card, name in renaming:
+            self._note(
+                f"reread:{card.track}:{card.card}:{name}",
+                f"read {card.card} as {name}: the meld there holds {name} and shows no {name}",
+                snap,
+                [card],
+            )
+        return snap
+
+    def _repaired(
+        self, ev: Open | LayOff, cards: list[SeenCard], snap: TableSnapshot
+    ) -> tuple[Open | LayOff, list[SeenCard]]:
+        """`ev` as read if the engine accepts it, else the likeliest renaming it accepts (flagged for the
+        host), else `ev` as read (to be refused and flagged)."""
+        if accepted(self.game, ev):
+            return ev, cards
+        found = repair(self.game, ev, cards)
+        if found is None:
+            return ev, cards
+        fixed, renaming = found
+        names = dict((id(c), name) for c, name in renaming)
+        out = [renamed(c, names[id(c)]) if id(c) in names else c for c in cards]
+        self._flag(None, f"read {describe(renaming)}: the rules refuse the cards as first read", snap, cards)
+        return fixed, out
 
     def _meld_zone(self, ev: Event) -> str | None:
         """The seat zone whose melds `ev` adds to (an open or a lay-off), else None."""

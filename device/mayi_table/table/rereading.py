@@ -1,0 +1,155 @@
+"""Readings the rules settle: a card whose best reading contradicts the game, when one of its next
+readings (`SeenCard.alternatives`, from the recogniser's classifier) fits, is taken as that one.
+
+The recogniser confuses a few look-alike indices (7S and 7C, 3C and 4C, 5D and 6D on small blurred
+marks); its best guess is then wrong, but the right name is usually its second or third. The game
+knows more than one frame does:
+
+- `reread_melds`: a meld on the table that no longer shows one of its cards, while its row shows a
+  card the meld does not hold whose next readings name the missing one, is the meld read wrong: that
+  card is renamed (it lies in the meld's place; the meld did not change).
+- `repair`: an open or a lay-off the engine refuses is tried again with one or two of its cards
+  renamed to next readings; the likeliest version the engine accepts is taken. Likeliest means the
+  highest product, over the renamed cards, of (next reading's probability / best reading's).
+
+Either way the referee flags what it renamed, so the host sees it and can correct it; a refusal that
+no renaming explains stays a refusal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from itertools import combinations
+from typing import Sequence
+
+from ..rules.engine import Game, IllegalMove, apply
+from ..rules.events import Event, LayOff, Open
+from ..rules.melds import Meld
+from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
+
+REREAD_MIN = 0.05  # a next reading less likely than this is never taken
+MAX_TRIES = 300  # engine checks per refused event (the likeliest renamings first)
+
+Renaming = tuple[tuple[SeenCard, str], ...]  # (card as read, name it is taken for)
+
+
+def best_row(meld: Meld, rows: Sequence[SeenMeld], used: set[int]) -> int | None:
+    """The row (index into `rows`, not in `used`) showing most of a meld's cards, and more than half of
+    them (the first such row when several show as many); None when no row does."""
+    best: tuple[int, int] | None = None
+    want: Counter[str] = Counter(str(c) for c in meld.cards)
+    for j, row in enumerate(rows):
+        if j in used:
+            continue
+        overlap = sum((want & Counter(row.names)).values())
+        if overlap * 2 > len(meld.cards) and (best is None or overlap > best[0]):
+            best = (overlap, j)
+    return None if best is None else best[1]
+
+
+def renamed(card: SeenCard, name: str) -> SeenCard:
+    """The card taken for `name`; its confidence stays that of the mark's reading, and what it was read
+    as becomes one of its next readings."""
+    others = tuple((n, p) for n, p in card.alternatives if n != name)
+    return replace(card, card=name, alternatives=((card.card, card.confidence),) + others)
+
+
+def _alternative(card: SeenCard, name: str) -> float:
+    return next((p for n, p in card.alternatives if n == name and p >= REREAD_MIN), 0.0)
+
+
+def reread_melds(snap: TableSnapshot, melds: Sequence[Meld], zone_of: Sequence[int]) -> tuple[TableSnapshot, Renaming]:
+    """Rows of table melds renamed where the meld misses a card and its row shows a card read as another
+    whose next readings name it (`zone_of[k]`: the seat zone of meld k, -1 if none)."""
+    seats = [list(rows) for rows in snap.seats]
+    done: list[tuple[SeenCard, str]] = []
+    used: dict[int, set[int]] = {}
+    for k, meld in enumerate(melds):
+        zone = zone_of[k]
+        if zone < 0 or zone >= len(seats):
+            continue
+        taken = used.setdefault(zone, set())
+        j = best_row(meld, seats[zone], taken)
+        if j is None:
+            continue
+        taken.add(j)
+        row = seats[zone][j]
+        rest: Counter[str] = Counter(str(c) for c in meld.cards)
+        extra: list[int] = []
+        for i, c in enumerate(row.cards):
+            if rest[c.card] > 0:
+                rest[c.card] -= 1
+            else:
+                extra.append(i)
+        if not +rest or not extra:
+            continue
+        cards = list(row.cards)
+        # the likeliest (card, missing name) first, each card and each missing copy used once
+        options = sorted(
+            ((_alternative(cards[i], name), i, name) for i in extra for name in rest if rest[name] > 0),
+            key=lambda o: (-o[0], o[1], o[2]),
+        )
+        changed: set[int] = set()
+        for p, i, name in options:
+            if p <= 0 or i in changed or rest[name] <= 0:
+                continue
+            done.append((cards[i], name))
+            cards[i] = renamed(cards[i], name)
+            changed.add(i)
+            rest[name] -= 1
+        if changed:
+            seats[zone][j] = SeenMeld(tuple(cards))
+    if not done:
+        return snap, ()
+    return replace(snap, seats=tuple(tuple(rows) for rows in seats)), tuple(done)
+
+
+def accepted(game: Game, ev: Event) -> bool:
+    """Whether the engine would take `ev` now (the game itself is left as it is)."""
+    try:
+        apply(game, ev)
+    except IllegalMove:
+        return False
+    return True
+
+
+def _with_names(ev: Open | LayOff, names: list[str]) -> Open | LayOff:
+    if isinstance(ev, LayOff):
+        return replace(ev, cards=tuple(names))
+    melds, at = [], 0
+    for meld in ev.melds:
+        melds.append(tuple(names[at : at + len(meld)]))
+        at += len(meld)
+    return replace(ev, melds=tuple(melds))
+
+
+def repair(game: Game, ev: Open | LayOff, cards: Sequence[SeenCard]) -> tuple[Open | LayOff, Renaming] | None:
+    """The likeliest version of a refused open or lay-off, with one or two of `cards` (the event's cards
+    in the order it lists them) renamed to next readings, that the engine accepts; None if none is.
+
+    A lay-off is repaired only without jokers (a joker laid on a run is written with its role)."""
+    names = [c for meld in ev.melds for c in meld] if isinstance(ev, Open) else list(ev.cards)
+    if len(names) != len(cards) or any(n != c.card for n, c in zip(names, cards)):
+        return None  # written otherwise than read (a joker's role): not ours to rename
+    singles: list[tuple[float, int, str]] = []
+    for i, c in enumerate(cards):
+        for name, p in c.alternatives:
+            if p < REREAD_MIN or (isinstance(ev, LayOff) and (name == "JK" or c.card == "JK")):
+                continue
+            singles.append((p / max(c.confidence, 1e-6), i, name))
+    tries: list[tuple[float, tuple[tuple[int, str], ...]]] = [(r, ((i, n),)) for r, i, n in singles]
+    tries += [(ra * rb, ((ia, na), (ib, nb))) for (ra, ia, na), (rb, ib, nb) in combinations(singles, 2) if ia != ib]
+    tries.sort(key=lambda t: (-t[0], t[1]))
+    for _, change in tries[:MAX_TRIES]:
+        trial = list(names)
+        for i, name in change:
+            trial[i] = name
+        candidate = _with_names(ev, trial)
+        if accepted(game, candidate):
+            return candidate, tuple((cards[i], name) for i, name in change)
+    return None
+
+
+def describe(renaming: Renaming) -> str:
+    return ", ".join(f"{c.card} as {name}" for c, name in renaming)

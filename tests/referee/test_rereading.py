@@ -1,0 +1,151 @@
+"""Readings the rules settle (table/rereading.py): a card whose best reading the game contradicts is
+taken as one of the recogniser's next readings when that one fits, and the host is told."""
+
+from __future__ import annotations
+
+from mayi_table.rules.cards import Card
+from mayi_table.rules.engine import Game
+from mayi_table.rules.events import Deal, Discard, Draw, GameStart, LayOff, Open
+from mayi_table.table.journal import Journal
+from mayi_table.table.rereading import REREAD_MIN, repair
+from mayi_table.vision.table_reading import SeenCard, SeenMeld
+
+from .test_referee import card, dealt, kinds, row
+
+
+def misread(name: str, *alternatives: tuple[str, float], x: float = 200, y: float = 450) -> SeenCard:
+    c = card(name, x, y, conf=0.6)
+    return SeenCard(c.card, c.confidence, c.box, c.anchor, c.corners, c.track, tuple(alternatives))
+
+
+def row_with(names: list[str | SeenCard], y: float = 450) -> SeenMeld:
+    cards = []
+    for i, n in enumerate(names):
+        if isinstance(n, SeenCard):
+            cards.append(
+                SeenCard(
+                    n.card,
+                    n.confidence,
+                    (200 + 12 * i, y, 220 + 12 * i, y + 40),
+                    (200 + 12 * i, y),
+                    2,
+                    n.track,
+                    n.alternatives,
+                )
+            )
+        else:
+            cards.append(card(n, 200 + 12 * i, y))
+    return SeenMeld(tuple(cards))
+
+
+def test_an_open_refused_for_a_misread_card_is_taken_as_its_next_reading(journal: Journal) -> None:
+    """petras §03: the contract is laid whole. A QH read as 5H (next reading QH) makes the engine refuse
+    the open as read; the open is taken with QH at once, and the host is told what was renamed."""
+    ref, table = dealt(journal)
+    five = misread("5H", ("QH", 0.3), ("6H", 0.05))
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row_with(["QC", "QD", five], y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    r = ref.game.round
+    assert r is not None and "Ann" in r.opened
+    assert [list(m.cards) for m in r.table] == [["7H", "7D", "7S"], ["QC", "QD", "QH"]]
+    assert len(ref.flags) == 1 and "read 5H as QH" in ref.flags[0].reason
+    # the meld keeps reading 5H: it is QH there, not a lost card, and Ann's discard is journaled
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "")
+    assert not any("no longer shows" in f.reason for f in ref.flags)
+
+
+def test_a_melded_card_misread_later_is_read_as_the_meld_holds_it(journal: Journal) -> None:
+    """petras §04: lay-offs go onto melds on the table. Ann's 7S later reads 5S (next reading 7S) while
+    she lays 7C off: the meld is read as it holds its 7S (flagged once for the host) and the lay-off is
+    taken, not held back as a lost meld's."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):  # Bob, Cy, Dee
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    queens = table.rows[0][1]
+    table.rows[0] = [row_with(["7H", "7D", misread("5S", ("7S", 0.2)), "7C"], y=440), queens]
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", "")]
+    assert journal.events()[-1] == LayOff("Ann", 0, ("7C",))
+    assert len(ref.flags) == 1 and "read 5S as 7S" in ref.flags[0].reason
+    table.discard("JS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
+
+
+def test_a_lay_off_refused_as_read_is_taken_as_its_next_reading(journal: Journal) -> None:
+    """petras §04: a lay-off must extend the meld. A 7C laid on Ann's 7s but read 4C (next reading 7C)
+    is taken as 7C and flagged for the host."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    queens = table.rows[0][1]
+    table.rows[0] = [row_with(["7H", "7D", "7S", misread("4C", ("7C", 0.25))], y=440), queens]
+    ref.on_snapshot(table.snap(), table.t)
+    assert journal.events()[-1] == LayOff("Ann", 0, ("7C",))
+    assert len(ref.flags) == 1 and "read 4C as 7C" in ref.flags[0].reason
+
+
+def test_a_refusal_no_next_reading_explains_stays_a_refusal(journal: Journal) -> None:
+    """petras §03: an open that is not the contract is refused and flagged; next readings that do not
+    make it one (or are too unlikely: under REREAD_MIN) change nothing."""
+    ref, table = dealt(journal)
+    five = misread("5H", ("6H", 0.3), ("QH", REREAD_MIN / 2))
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row_with(["QC", "QD", five], y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    r = ref.game.round
+    assert r is not None and "Ann" not in r.opened
+    assert len(ref.flags) == 1 and "the rules refuse it" in ref.flags[0].reason
+
+
+def _game_at_ann_to_lay() -> Game:
+    g = Game(GameStart("petras", (), ("Ann", "Bob", "Cy", "Dee")))
+    g.apply(Deal(1, "Dee", Card("3D")))
+    g.apply(Draw("Ann", "stock"))
+    return g
+
+
+def test_repair_takes_the_likeliest_accepted_renaming() -> None:
+    """petras §03: of the renamings that make the contract (two groups in round 1), the likeliest is
+    taken: QH at 0.4 rather than QS at 0.1; a card the engine needs no change for is left alone."""
+    g = _game_at_ann_to_lay()
+    cards = [card(n) for n in ("7H", "7D", "7S", "QC", "QD")] + [misread("5H", ("QS", 0.1), ("QH", 0.4))]
+    ev = Open("Ann", (("7H", "7D", "7S"), ("QC", "QD", "5H")))
+    found = repair(g, ev, cards)
+    assert found is not None
+    fixed, renaming = found
+    assert fixed.melds == (("7H", "7D", "7S"), ("QC", "QD", "QH")) and [n for _, n in renaming] == ["QH"]
+
+
+def test_repair_renames_two_cards_when_one_is_not_enough() -> None:
+    """petras §03: two misread cards of one group (2C and 3C for QC and QD): both renamed."""
+    g = _game_at_ann_to_lay()
+    cards = [card(n) for n in ("7H", "7D", "7S")]
+    cards += [misread("2C", ("QC", 0.3)), misread("3C", ("QD", 0.2)), card("QH")]
+    ev = Open("Ann", (("7H", "7D", "7S"), ("2C", "3C", "QH")))
+    found = repair(g, ev, cards)
+    assert found is not None and found[0].melds[1] == ("QC", "QD", "QH")
+
+
+def test_repair_leaves_jokers_in_lay_offs_alone() -> None:
+    """petras §04: a joker laid on a run is written with its role, so a lay-off is never renamed into or
+    out of a joker."""
+    g = _game_at_ann_to_lay()
+    g.apply(Open("Ann", (("7H", "7D", "7S"), ("QC", "QD", "QH"))))
+    g.apply(Discard("Ann", Card("KS")))
+    for seat, name in (("Bob", "KH"), ("Cy", "KD"), ("Dee", "KC")):
+        g.apply(Draw(seat, "stock"))
+        g.apply(Discard(seat, Card(name)))
+    g.apply(Draw("Ann", "stock"))
+    ev = LayOff("Ann", 0, ("4C",))
+    assert repair(g, ev, [misread("4C", ("JK", 0.4))]) is None
+    assert repair(g, ev, [misread("4C", ("7C", 0.4))]) is not None
