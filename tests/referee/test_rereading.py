@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mayi_table.rules.cards import Card
 from mayi_table.rules.engine import Game
-from mayi_table.rules.events import Deal, Discard, Draw, GameStart, LayOff, Open
+from mayi_table.rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from mayi_table.table.journal import Journal
 from mayi_table.table.rereading import REREAD_MIN, repair
 from mayi_table.vision.table_reading import SeenCard, SeenMeld
@@ -114,16 +114,19 @@ def _game_at_ann_to_lay() -> Game:
     return g
 
 
+def two_groups(names: list[str]) -> Event:
+    return Open("Ann", (tuple(names[:3]), tuple(names[3:])))
+
+
 def test_repair_takes_the_likeliest_accepted_renaming() -> None:
     """petras §03: of the renamings that make the contract (two groups in round 1), the likeliest is
     taken: QH at 0.4 rather than QS at 0.1; a card the engine needs no change for is left alone."""
     g = _game_at_ann_to_lay()
     cards = [card(n) for n in ("7H", "7D", "7S", "QC", "QD")] + [misread("5H", ("QS", 0.1), ("QH", 0.4))]
-    ev = Open("Ann", (("7H", "7D", "7S"), ("QC", "QD", "5H")))
-    found = repair(g, ev, cards)
+    found = repair(g, cards, two_groups)
     assert found is not None
     fixed, renaming = found
-    assert fixed.melds == (("7H", "7D", "7S"), ("QC", "QD", "QH")) and [n for _, n in renaming] == ["QH"]
+    assert fixed == Open("Ann", (("7H", "7D", "7S"), ("QC", "QD", "QH"))) and [n for _, n in renaming] == ["QH"]
 
 
 def test_repair_renames_two_cards_when_one_is_not_enough() -> None:
@@ -131,9 +134,8 @@ def test_repair_renames_two_cards_when_one_is_not_enough() -> None:
     g = _game_at_ann_to_lay()
     cards = [card(n) for n in ("7H", "7D", "7S")]
     cards += [misread("2C", ("QC", 0.3)), misread("3C", ("QD", 0.2)), card("QH")]
-    ev = Open("Ann", (("7H", "7D", "7S"), ("2C", "3C", "QH")))
-    found = repair(g, ev, cards)
-    assert found is not None and found[0].melds[1] == ("QC", "QD", "QH")
+    found = repair(g, cards, two_groups)
+    assert found is not None and found[0] == Open("Ann", (("7H", "7D", "7S"), ("QC", "QD", "QH")))
 
 
 def test_repair_leaves_jokers_in_lay_offs_alone() -> None:
@@ -146,6 +148,36 @@ def test_repair_leaves_jokers_in_lay_offs_alone() -> None:
         g.apply(Draw(seat, "stock"))
         g.apply(Discard(seat, Card(name)))
     g.apply(Draw("Ann", "stock"))
-    ev = LayOff("Ann", 0, ("4C",))
-    assert repair(g, ev, [misread("4C", ("JK", 0.4))]) is None
-    assert repair(g, ev, [misread("4C", ("7C", 0.4))]) is not None
+
+    def lay_off(names: list[str]) -> Event:
+        return LayOff("Ann", 0, tuple(names))
+
+    assert repair(g, [misread("4C", ("JK", 0.4))], lay_off, jokers=False) is None
+    found = repair(g, [misread("4C", ("7C", 0.4))], lay_off, jokers=False)
+    assert found is not None and found[0] == LayOff("Ann", 0, ("7C",))
+
+
+def test_a_hand_card_shown_more_often_than_the_decks_hold_is_taken_as_its_next_reading(journal: Journal) -> None:
+    """petras §06 scores the cards left in hand, from two decks here: Ann's melds hold both 7H, so a 7H
+    in Bob's spread hand is misread; its next reading 7D is taken (and flagged), and the round is scored."""
+    ref, table = dealt(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
+    table.discard("JS")  # Ann goes out
+    ref.on_snapshot(table.snap(), table.t)
+    hands = {
+        "Bob": ["2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", misread("7H", ("7D", 0.3))],
+        "Cy": ["4H", "4S", "5C", "5D", "5S", "6C", "6D", "6H", "6S", "8C"],
+        "Dee": ["8D", "8H", "8S", "9C", "9D", "9H", "9S", "10C", "10D", "10H"],
+    }
+    for i, seat in ((1, "Bob"), (2, "Cy"), (3, "Dee")):
+        table.rows[i] = [row_with(hands[seat], y=100 + 50 * i)]
+    ref.on_snapshot(table.snap(), table.t)
+    last = journal.events()[-1]
+    assert isinstance(last, RoundEnd) and "7D" in last.hands["Bob"] and "7H" not in last.hands["Bob"]
+    assert len(ref.flags) == 1 and "read 7H as 7D" in ref.flags[0].reason

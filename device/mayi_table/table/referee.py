@@ -52,9 +52,9 @@ import copy
 import os
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import cv2
 import numpy as np
@@ -423,16 +423,21 @@ class Referee:
                 spreads, complete = by_rows, True
         if not complete and not forced:
             return  # hands are still being spread
-        hands = {s: tuple(sorted(Card(c.card) for c in spreads.get(s, []))) for s in r.players}
-        ev = RoundEnd(hands, source="camera")
-        cards = [c for cs in spreads.values() for c in cs]
+        order = [(s, c) for s in r.players for c in spreads.get(s, [])]
+        cards = [c for _, c in order]
+
+        def round_end(names: list[str]) -> Event:
+            hands = {s: [Card(n) for (seat, _), n in zip(order, names) if seat == s] for s in r.players}
+            return RoundEnd({s: tuple(sorted(h)) for s, h in hands.items()}, source="camera")
+
+        ev = round_end([c.card for c in cards])
         unsure = [c for c in cards if c.confidence < self.min_confidence]
         if unsure:
             self._flag(ev, "unsure reading of spread hands: " + _list(unsure), snap, unsure)
         elif not complete:
             short = [f"{s} shows {len(spreads.get(s, []))} of {r.counts[s]}" for s in r.players]
             self._flag(ev, "the spread hands do not match the hand sizes: " + ", ".join(short), snap, cards)
-        elif self._commit(ev, "camera", now, snap, cards):
+        elif self._commit(self._repaired(ev, cards, snap, round_end)[0], "camera", now, snap, cards):
             self._old_top_track = snap.discard_top.track if snap.discard_top is not None else None
 
     # ----- play ------------------------------------------------------------------------
@@ -681,13 +686,19 @@ class Referee:
         return snap
 
     def _repaired(
-        self, ev: Open | LayOff, cards: list[SeenCard], snap: TableSnapshot
-    ) -> tuple[Open | LayOff, list[SeenCard]]:
-        """`ev` as read if the engine accepts it, else the likeliest renaming it accepts (flagged for the
-        host), else `ev` as read (to be refused and flagged)."""
+        self, ev: Event, cards: list[SeenCard], snap: TableSnapshot, build: Callable[[list[str]], Event] | None = None
+    ) -> tuple[Event, list[SeenCard]]:
+        """`ev` as read if the engine accepts it, else the likeliest renaming of its cards it accepts
+        (flagged for the host), else `ev` as read (to be refused and flagged). `build` writes the event
+        from its cards' names; an open or a lay-off (without jokers) is rewritten by itself."""
         if accepted(self.game, ev):
             return ev, cards
-        found = repair(self.game, ev, cards)
+        jokers = True
+        if build is None:
+            build, jokers = _builder(ev, cards)
+        if build is None:
+            return ev, cards
+        found = repair(self.game, cards, build, jokers)
         if found is None:
             return ev, cards
         fixed, renaming = found
@@ -749,6 +760,22 @@ class Referee:
             if any(c.track in tracks for row in rows for c in row.cards):
                 return f"seat:{i}"
         return "stray"
+
+
+def _builder(ev: Event, cards: list[SeenCard]) -> tuple[Callable[[list[str]], Event] | None, bool]:
+    """How to write an open or a lay-off from its cards' names (and whether jokers may be renamed), when
+    it lists exactly the cards as read; (None, False) otherwise."""
+    if isinstance(ev, Open) and [c for m in ev.melds for c in m] == [c.card for c in cards]:
+        sizes = [len(m) for m in ev.melds]
+
+        def open_of(names: list[str]) -> Event:
+            at = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
+            return replace(ev, melds=tuple(tuple(names[at[i] : at[i + 1]]) for i in range(len(sizes))))
+
+        return open_of, True
+    if isinstance(ev, LayOff) and list(ev.cards) == [c.card for c in cards]:
+        return (lambda names: replace(ev, cards=tuple(names))), False
+    return None, False
 
 
 def _list(cards: list[SeenCard]) -> str:

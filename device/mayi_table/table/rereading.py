@@ -8,9 +8,10 @@ knows more than one frame does:
 - `reread_melds`: a meld on the table that no longer shows one of its cards, while its row shows a
   card the meld does not hold whose next readings name the missing one, is the meld read wrong: that
   card is renamed (it lies in the meld's place; the meld did not change).
-- `repair`: an open or a lay-off the engine refuses is tried again with one or two of its cards
-  renamed to next readings; the likeliest version the engine accepts is taken. Likeliest means the
-  highest product, over the renamed cards, of (next reading's probability / best reading's).
+- `repair`: an open, a lay-off or the spread hands of a round's end that the engine refuses (a run
+  with a wrong card, a card shown more often than the decks hold) is tried again with one or two of
+  its cards renamed to next readings; the likeliest version the engine accepts is taken. Likeliest
+  means the highest product, over the renamed cards, of (next reading's probability / best reading's).
 
 Either way the referee flags what it renamed, so the host sees it and can correct it; a refusal that
 no renaming explains stays a refusal.
@@ -21,10 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..rules.engine import Game, IllegalMove, apply
-from ..rules.events import Event, LayOff, Open
+from ..rules.events import Event
 from ..rules.melds import Meld
 from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
 
@@ -114,28 +115,18 @@ def accepted(game: Game, ev: Event) -> bool:
     return True
 
 
-def _with_names(ev: Open | LayOff, names: list[str]) -> Open | LayOff:
-    if isinstance(ev, LayOff):
-        return replace(ev, cards=tuple(names))
-    melds, at = [], 0
-    for meld in ev.melds:
-        melds.append(tuple(names[at : at + len(meld)]))
-        at += len(meld)
-    return replace(ev, melds=tuple(melds))
-
-
-def repair(game: Game, ev: Open | LayOff, cards: Sequence[SeenCard]) -> tuple[Open | LayOff, Renaming] | None:
-    """The likeliest version of a refused open or lay-off, with one or two of `cards` (the event's cards
-    in the order it lists them) renamed to next readings, that the engine accepts; None if none is.
-
-    A lay-off is repaired only without jokers (a joker laid on a run is written with its role)."""
-    names = [c for meld in ev.melds for c in meld] if isinstance(ev, Open) else list(ev.cards)
-    if len(names) != len(cards) or any(n != c.card for n, c in zip(names, cards)):
-        return None  # written otherwise than read (a joker's role): not ours to rename
+def repair(
+    game: Game, cards: Sequence[SeenCard], build: Callable[[list[str]], Event], jokers: bool = True
+) -> tuple[Event, Renaming] | None:
+    """The likeliest version of a refused event, with one or two of its `cards` renamed to next
+    readings, that the engine accepts; None if none is. `build` writes the event from the cards' names
+    (in the order of `cards`); `jokers=False` never renames a card into or out of a joker (a joker laid
+    on a run is written with its role, which a plain renaming would not give it)."""
+    names = [c.card for c in cards]
     singles: list[tuple[float, int, str]] = []
     for i, c in enumerate(cards):
         for name, p in c.alternatives:
-            if p < REREAD_MIN or (isinstance(ev, LayOff) and (name == "JK" or c.card == "JK")):
+            if p < REREAD_MIN or (not jokers and "JK" in (name, c.card)):
                 continue
             singles.append((p / max(c.confidence, 1e-6), i, name))
     tries: list[tuple[float, tuple[tuple[int, str], ...]]] = [(r, ((i, n),)) for r, i, n in singles]
@@ -145,7 +136,7 @@ def repair(game: Game, ev: Open | LayOff, cards: Sequence[SeenCard]) -> tuple[Op
         trial = list(names)
         for i, name in change:
             trial[i] = name
-        candidate = _with_names(ev, trial)
+        candidate = build(trial)
         if accepted(game, candidate):
             return candidate, tuple((cards[i], name) for i, name in change)
     return None
