@@ -678,7 +678,7 @@ class Referee:
         snap, renaming = reread_melds(snap, r.table, zone_of)
         for card, name in renaming:
             self._note(
-                f"reread:{card.track}:{card.card}:{name}",
+                f"reread:{card.card}:{name}",
                 f"read {card.card} as {name}: the meld there holds {name} and shows no {name}",
                 snap,
                 [card],
