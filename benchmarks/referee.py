@@ -79,6 +79,7 @@ def play_film(
     on_round: Callable[[RoundOutcome], None] | None = None,
     on_flag: Callable[[str], None] | None = None,
     host: bool = True,
+    faint_below: float = 0.0,
 ) -> FilmResult:
     """Run one film through reader and referee into a journal; compare each round with the truth.
 
@@ -90,7 +91,7 @@ def play_film(
     journal = Journal(journal_path)
     start = GameStart(film.run.game.profile.name, (), film.seats)
     assert film.first_dealer is not None
-    referee = Referee(journal, start, film.first_dealer, claim_window_s=film.claim_window_s)
+    referee = Referee(journal, start, film.first_dealer, claim_window_s=film.claim_window_s, faint_below=faint_below)
     reader = TableReader(film.zones, stable_frames=stable_frames)
     out = FilmResult()
     truth = film.run.game.results
@@ -173,14 +174,25 @@ def host_corrects(journal: Journal, truth: list[Event]) -> None:
         journal.dismiss(f.seq, "corrected by the host", source="tablet")
 
 
-def _recogniser(kind: str, model_dir: Path, threads: int | None = None) -> Recognise:
+def _recogniser(kind: str, model_dir: Path, threads: int | None = None, min_reading: float = 0.5) -> Recognise:
     if kind == "oracle":
         return lambda frame: oracle_cards(frame.labels)
     from mayi_table.vision.recognize import Recognizer
     from mayi_table.vision.still_view import StillView
 
-    rec = StillView(Recognizer(model_dir, kind, threads=threads))  # as the device runs it: a still table is read once
+    # as the device runs it: a still table is read once
+    rec = StillView(Recognizer(model_dir, kind, threads=threads, min_confidence=min_reading))
     return lambda frame: rec.recognize(frame.image)
+
+
+CACHED_READING = 0.25  # a cache of cards keeps readings down to this, so runs from other levels share it
+
+
+def _lowest_reading(args: argparse.Namespace) -> float:
+    """The classifier's reading level the recogniser runs at (a card cache keeps fainter ones too)."""
+    if args.faint or args.cards_cache is not None:
+        return min(args.min_reading, CACHED_READING)
+    return args.min_reading
 
 
 def _cached(recognise: Recognise, path: Path) -> tuple[Recognise, Callable[[], None]]:
@@ -214,7 +226,7 @@ def _run_profile(
 ) -> tuple[list[RoundOutcome], int, float]:
     """One profile's games: (round outcomes, frames, seconds); a process of its own opens its recogniser."""
     if recognise is None:
-        recognise = _recogniser(args.recognizer, args.model_dir, args.threads)
+        recognise = _recogniser(args.recognizer, args.model_dir, args.threads, _lowest_reading(args))
     outcomes: list[RoundOutcome] = []
     frames = 0
     seconds = 0.0
@@ -239,16 +251,24 @@ def _run_profile(
 
         read, save = recognise, (lambda: None)
         if args.cards_cache is not None and args.recognizer != "oracle":
-            name = f"{args.recognizer}-{profile}-{seed}-{size[0]}x{size[1]}{'-held-out' if args.held_out else ''}.pkl"
-            read, save = _cached(recognise, args.cards_cache / name)
+            name = f"{args.recognizer}-{profile}-{seed}-{size[0]}x{size[1]}{'-held-out' if args.held_out else ''}"
+            read, save = _cached(recognise, args.cards_cache / f"{name}-from{_lowest_reading(args)}.pkl")
+
+        def reading(frame: FilmFrame, read: Recognise = read) -> list[PhysicalCard]:
+            # with --faint the referee gets the fainter readings too, and knows them by their confidence
+            return [
+                c for c in read(frame) if c.confidence >= (_lowest_reading(args) if args.faint else args.min_reading)
+            ]
+
         res = play_film(
             film,
-            read,
+            reading,
             tmp / f"{profile}-{seed}.sqlite3",
             args.stable_frames,
             on_round=_print_round,
             on_flag=flag_line if args.show_flags else None,
             host=args.host,
+            faint_below=args.min_reading if args.faint else 0.0,
         )
         save()
         outcomes.extend(res.rounds)
@@ -283,6 +303,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="profiles played side by side in this many processes")
     ap.add_argument("--threads", type=int, default=None, help="recogniser threads per process")
     ap.add_argument(
+        "--min-reading",
+        type=float,
+        default=0.5,
+        help="the classifier's readings below this are no card (the device's default: 0.5)",
+    )
+    ap.add_argument(
+        "--faint",
+        action="store_true",
+        help=f"pass readings down to {CACHED_READING} to the referee as faint ones (it uses them where the rules"
+        " settle them)",
+    )
+    ap.add_argument(
         "--cards-cache",
         type=Path,
         default=None,
@@ -304,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         w, h = (960, 540) if args.recognizer == "oracle" else (1920, 1080)
     profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
     try:  # here, so that a missing model or backend is said before any work, without a traceback
-        recognise = _recogniser(args.recognizer, args.model_dir, args.threads)
+        recognise = _recogniser(args.recognizer, args.model_dir, args.threads, _lowest_reading(args))
     except Exception as e:
         print(f"cannot load the {args.recognizer} recogniser from {args.model_dir}: {e}", file=sys.stderr)
         return 2

@@ -7,10 +7,11 @@ from mayi_table.rules.cards import Card
 from mayi_table.rules.engine import Game
 from mayi_table.rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from mayi_table.table.journal import Journal
+from mayi_table.table.referee import Referee
 from mayi_table.table.rereading import REREAD_MIN, repair
 from mayi_table.vision.table_reading import SeenCard, SeenMeld
 
-from .test_referee import card, dealt, kinds, row
+from .test_referee import START, Table, card, dealt, kinds, row
 
 
 def misread(name: str, *alternatives: tuple[str, float], x: float = 200, y: float = 450) -> SeenCard:
@@ -181,3 +182,64 @@ def test_a_hand_card_shown_more_often_than_the_decks_hold_is_taken_as_its_next_r
     last = journal.events()[-1]
     assert isinstance(last, RoundEnd) and "7D" in last.hands["Bob"] and "7H" not in last.hands["Bob"]
     assert len(ref.flags) == 1 and "read 7H as 7D" in ref.flags[0].reason
+
+
+def faint_referee(journal: Journal) -> tuple[Referee, Table]:
+    """A referee told that readings under 0.5 are faint (the recogniser passes them on)."""
+    ref = Referee(journal, START, "Dee", faint_below=0.5)
+    table = Table()
+    table.discard("3D")
+    ref.on_snapshot(table.snap(), table.t)
+    return ref, table
+
+
+def test_a_card_read_faintly_is_taken_where_the_contract_needs_it(journal: Journal) -> None:
+    """petras §03: the contract is laid whole. Ann's QH reads faintly (0.3): without it the open is no
+    contract, with it it is, so it is taken with QH (flagged for the host); the meld keeps its QH while
+    it reads faintly, and a faint 7C beside her 7s that the contract does not need stays no card."""
+    ref, table = faint_referee(journal)
+    faint_qh = card("QH", conf=0.3)
+    table.rows[0] = [row_with(["7H", "7D", "7S", card("7C", conf=0.3)], y=440), row_with(["QC", "QD", faint_qh], y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    r = ref.game.round
+    assert r is not None and [list(m.cards) for m in r.table] == [["7H", "7D", "7S"], ["QC", "QD", "QH"]]
+    assert len(ref.flags) == 1 and "read faintly to complete the contract: QH" in ref.flags[0].reason
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
+
+
+def test_faint_readings_elsewhere_are_no_cards(journal: Journal) -> None:
+    """A faint KS in Bob's zone (a glint, a card's back) is neither a move nor a flag; Ann's discard is
+    journaled as usual."""
+    ref, table = faint_referee(journal)
+    table.rows[1] = [row_with([card("KS", conf=0.3)], y=150)]
+    table.discard("9C")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("Discard", "Ann", "")] and not ref.flags
+
+
+def test_hands_short_by_a_faint_reading_are_filled_by_it(journal: Journal) -> None:
+    """petras §06 scores the cards left in hand: Bob shows 9 sure cards of his 10 and one faint one; the
+    hand sizes settle it, and the round is scored with it (flagged for the host)."""
+    ref, table = faint_referee(journal)
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
+    table.discard("JS")
+    ref.on_snapshot(table.snap(), table.t)
+    hands = {
+        "Bob": ["2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", card("4D", conf=0.3)],
+        "Cy": ["4H", "4S", "5C", "5D", "5S", "6C", "6D", "6H", "6S", "8C"],
+        "Dee": ["8D", "8H", "8S", "9C", "9D", "9H", "9S", "10C", "10D", "10H"],
+    }
+    for i, seat in ((1, "Bob"), (2, "Cy"), (3, "Dee")):
+        table.rows[i] = [row_with(hands[seat], y=100 + 50 * i)]
+    ref.on_snapshot(table.snap(), table.t)
+    last = journal.events()[-1]
+    assert isinstance(last, RoundEnd) and "4D" in last.hands["Bob"] and len(last.hands["Bob"]) == 10
+    assert len(ref.flags) == 1 and "read faintly to fill the hand sizes: 4D" in ref.flags[0].reason

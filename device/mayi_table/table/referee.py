@@ -65,7 +65,17 @@ from ..rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, 
 from ..rules.melds import Meld, position_rank
 from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
 from .claims import DEFAULT_LENGTH_S, ClaimDesk, _claimable
-from .rereading import accepted, best_row, describe, renamed, repair, reread_melds
+from .rereading import (
+    accepted,
+    best_row,
+    describe,
+    faint_in,
+    renamed,
+    repair,
+    reread_melds,
+    with_faint,
+    without_faint,
+)
 
 
 class JournalLike(Protocol):
@@ -107,12 +117,17 @@ class Referee:
         min_confidence: float = 0.5,
         pictures_dir: str | os.PathLike[str] | None = None,
         claim_window_s: float = DEFAULT_LENGTH_S,
+        faint_below: float = 0.0,
     ) -> None:
+        """`min_confidence`: a move read from a card below it is flagged as unsure. `faint_below`: a
+        card read below it is a faint reading, no card but where the rules settle it (see rereading.py;
+        for a recogniser that passes on readings under its own threshold)."""
         if first_dealer not in start.seats:
             raise RefereeError(f"the first dealer {first_dealer!r} is not one of the seats {', '.join(start.seats)}")
         self.journal = journal
         self.first_dealer = first_dealer
         self.min_confidence = min_confidence
+        self.faint_below = faint_below
         game = journal.game
         if game is None:
             journal.append_event(start, source="tablet")
@@ -139,6 +154,7 @@ class Referee:
         self.flags: list[FlagNote] = []
         self.last_picture: bytes | None = None
         self.cleared = False  # the table was seen empty since the last round ended
+        self._full: TableSnapshot | None = None  # the last snapshot with its faint readings
         # flagged cards set aside, per zone, as last seen: a set-aside card is the same one while it
         # keeps its track or its place; another card of that name laid elsewhere is a move
         self.ignored: dict[str, list[SeenCard]] = {}
@@ -270,6 +286,7 @@ class Referee:
 
     def _process(self, snap: TableSnapshot, now: float) -> None:
         g = self.game
+        snap = self._reread(snap)
         try:
             if g.complete:
                 return
@@ -290,10 +307,8 @@ class Referee:
             if r is None or g.expected_round() is not None:
                 self._await_deal(snap, now)
             elif r.over:
-                snap = self._reread(snap)
                 self._round_end(snap, now, forced=False)
             else:
-                snap = self._reread(snap)
                 self._play(snap, now)
         finally:
             self.last = snap
@@ -412,15 +427,30 @@ class Referee:
                 out[self.seats[i]].extend(row.cards)
         return out
 
-    def _round_end(self, snap: TableSnapshot, now: float, forced: bool) -> None:
+    def _fitting_spreads(self, snap: TableSnapshot) -> tuple[dict[str, list[SeenCard]], bool]:
+        """The spread hands, and whether they fit the hand sizes: as read, else by rows."""
         r = self.game.round
         assert r is not None
         spreads = self._spreads(snap)
-        complete = all(len(spreads.get(s, [])) == r.counts[s] for s in r.players)
-        if not complete:
-            by_rows = self._spreads_by_rows(snap)
-            if all(len(by_rows.get(s, [])) == r.counts[s] for s in r.players):
-                spreads, complete = by_rows, True
+        if all(len(spreads.get(s, [])) == r.counts[s] for s in r.players):
+            return spreads, True
+        by_rows = self._spreads_by_rows(snap)
+        if all(len(by_rows.get(s, [])) == r.counts[s] for s in r.players):
+            return by_rows, True
+        return spreads, False
+
+    def _round_end(self, snap: TableSnapshot, now: float, forced: bool) -> None:
+        r = self.game.round
+        assert r is not None
+        spreads, complete = self._fitting_spreads(snap)
+        settled: list[SeenCard] = []
+        if not complete and self._full is not None and self._full is not snap:
+            # hands short by cards read faintly: the hand sizes settle them
+            spreads_full, complete = self._fitting_spreads(self._full)
+            if complete:
+                spreads = spreads_full
+                settled = [c for cs in spreads.values() for c in cs if c.confidence < self.faint_below]
+                self._flag(None, "read faintly to fill the hand sizes: " + _list(settled), snap, settled)
         if not complete and not forced:
             return  # hands are still being spread
         order = [(s, c) for s in r.players for c in spreads.get(s, [])]
@@ -431,7 +461,7 @@ class Referee:
             return RoundEnd({s: tuple(sorted(h)) for s, h in hands.items()}, source="camera")
 
         ev = round_end([c.card for c in cards])
-        unsure = [c for c in cards if c.confidence < self.min_confidence]
+        unsure = [c for c in cards if c.confidence < self.min_confidence and not any(c is k for k in settled)]
         if unsure:
             self._flag(ev, "unsure reading of spread hands: " + _list(unsure), snap, unsure)
         elif not complete:
@@ -573,13 +603,17 @@ class Referee:
         zone_turn = f"seat:{self.seats.index(turn)}"
         plan: list[tuple[Event, list[SeenCard]]] = []
         unexplained: list[SeenCard] = []
+        settled: set[int] = set()  # tracks of faint readings the rules need (not unsure)
+        faint_rows: dict[int, list[SeenMeld]] = {}  # an open's rows with their faint readings
         if turn not in r.opened:
             rows = [row for i, row in new_rows if f"seat:{i}" == zone_turn]
             # rows set aside after a refused open are laid again with any row that reads anew: the
             # engine then checks the whole contract (one misread card must not cost the open)
             if rows and self._not_set_aside(zone_turn, [c for row in rows for c in row.cards]):
-                melds = tuple(tuple(row.names) for row in rows)
-                plan.append((Open(turn, melds, source="camera"), [c for row in rows for c in row.cards]))
+                opening = Open(turn, tuple(tuple(row.names) for row in rows), source="camera")
+                if self._full is not None:
+                    faint_rows[id(opening)] = faint_in(rows, self._full, self.faint_below)
+                plan.append((opening, [c for row in rows for c in row.cards]))
                 taken = Counter(c.card for row in rows for c in row.cards)
                 extras[zone_turn] = _minus(extras.get(zone_turn, []), taken)
         for k, (row, extra) in sorted(matched.items()):
@@ -652,12 +686,15 @@ class Referee:
             region = [c for rows in snap.seats for row in rows for c in row.cards]
             self._note("lost:" + lost_text, "the table no longer shows " + lost_text, snap, region)
         for ev, cards in pre + plan:
-            unsure = [c for c in cards if c.confidence < self.min_confidence]
+            unsure = [c for c in cards if c.confidence < self.min_confidence and c.track not in settled]
             if unsure:
                 self._flag(ev, "unsure reading: " + _list(unsure), snap, cards)
                 self._set_aside(ev, cards, snap)
                 continue
             read_as = cards
+            if id(ev) in faint_rows and not accepted(self.game, ev):
+                ev, cards = self._completed(ev, cards, faint_rows[id(ev)], snap)
+                settled.update(c.track for c in cards if c.confidence < self.faint_below)
             if isinstance(ev, (Open, LayOff)):
                 ev, cards = self._repaired(ev, cards, snap)
             if not self._commit(ev, "camera", now, snap, cards):
@@ -671,11 +708,14 @@ class Referee:
 
     def _reread(self, snap: TableSnapshot) -> TableSnapshot:
         """The snapshot with table melds' cards read as the meld holds them where the recogniser's next
-        readings allow it (see rereading.py); each renaming flagged once for the host."""
+        readings allow it, and without faint readings but a meld's own (see rereading.py); each
+        renaming flagged once for the host."""
         r = self.game.round
-        assert r is not None
-        zone_of = [self.seats.index(m.owner) if m.owner in self.seats else -1 for m in r.table]
-        snap, renaming = reread_melds(snap, r.table, zone_of)
+        melds = r.table if r is not None and not self.lost else []
+        zone_of = [self.seats.index(m.owner) if m.owner in self.seats else -1 for m in melds]
+        full, renaming, held = reread_melds(snap, melds, zone_of)
+        self._full = full
+        snap = without_faint(full, self.faint_below, held)
         for card, name in renaming:
             self._note(
                 f"reread:{card.card}:{name}",
@@ -684,6 +724,19 @@ class Referee:
                 [card],
             )
         return snap
+
+    def _completed(
+        self, ev: Event, cards: list[SeenCard], whole: list[SeenMeld], snap: TableSnapshot
+    ) -> tuple[Event, list[SeenCard]]:
+        """A refused open with faint readings of its rows added, one, else all (flagged for the host),
+        where the engine then accepts it; else the open as read."""
+        assert isinstance(ev, Open)
+        for rows, weak in with_faint(whole, self.faint_below):
+            opening = replace(ev, melds=tuple(tuple(row.names) for row in rows))
+            if accepted(self.game, opening):
+                self._flag(None, "read faintly to complete the contract: " + _list(weak), snap, weak)
+                return opening, [c for row in rows for c in row.cards]
+        return ev, cards
 
     def _repaired(
         self, ev: Event, cards: list[SeenCard], snap: TableSnapshot, build: Callable[[list[str]], Event] | None = None

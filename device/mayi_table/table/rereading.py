@@ -13,8 +13,13 @@ knows more than one frame does:
   its cards renamed to next readings; the likeliest version the engine accepts is taken. Likeliest
   means the highest product, over the renamed cards, of (next reading's probability / best reading's).
 
-Either way the referee flags what it renamed, so the host sees it and can correct it; a refusal that
-no renaming explains stays a refusal.
+- faint readings (the recogniser may pass on cards read under the referee's `min_confidence`) are no
+  cards (`without_faint`), but for a meld's own card, which the meld explains, and for an open the
+  engine refuses without them and takes with them (`faint_in`): a card of a long run read faintly must
+  not split the run or leave a gap in it.
+
+Either way the referee flags what it renamed or read faintly, so the host sees it and can correct it; a
+refusal that no renaming explains stays a refusal.
 """
 
 from __future__ import annotations
@@ -60,11 +65,15 @@ def _alternative(card: SeenCard, name: str) -> float:
     return next((p for n, p in card.alternatives if n == name and p >= REREAD_MIN), 0.0)
 
 
-def reread_melds(snap: TableSnapshot, melds: Sequence[Meld], zone_of: Sequence[int]) -> tuple[TableSnapshot, Renaming]:
+def reread_melds(
+    snap: TableSnapshot, melds: Sequence[Meld], zone_of: Sequence[int]
+) -> tuple[TableSnapshot, Renaming, set[int]]:
     """Rows of table melds renamed where the meld misses a card and its row shows a card read as another
-    whose next readings name it (`zone_of[k]`: the seat zone of meld k, -1 if none)."""
+    whose next readings name it (`zone_of[k]`: the seat zone of meld k, -1 if none); also the tracks of
+    the cards that rows show of their melds (a faint reading of one is the meld's card: kept)."""
     seats = [list(rows) for rows in snap.seats]
     done: list[tuple[SeenCard, str]] = []
+    held: set[int] = set()
     used: dict[int, set[int]] = {}
     for k, meld in enumerate(melds):
         zone = zone_of[k]
@@ -81,6 +90,7 @@ def reread_melds(snap: TableSnapshot, melds: Sequence[Meld], zone_of: Sequence[i
         for i, c in enumerate(row.cards):
             if rest[c.card] > 0:
                 rest[c.card] -= 1
+                held.add(c.track)
             else:
                 extra.append(i)
         if not +rest or not extra:
@@ -96,14 +106,52 @@ def reread_melds(snap: TableSnapshot, melds: Sequence[Meld], zone_of: Sequence[i
             if p <= 0 or i in changed or rest[name] <= 0:
                 continue
             done.append((cards[i], name))
+            held.add(cards[i].track)
             cards[i] = renamed(cards[i], name)
             changed.add(i)
             rest[name] -= 1
         if changed:
             seats[zone][j] = SeenMeld(tuple(cards))
     if not done:
-        return snap, ()
-    return replace(snap, seats=tuple(tuple(rows) for rows in seats)), tuple(done)
+        return snap, (), held
+    return replace(snap, seats=tuple(tuple(rows) for rows in seats)), tuple(done), held
+
+
+def without_faint(snap: TableSnapshot, min_confidence: float, keep: set[int]) -> TableSnapshot:
+    """The snapshot without readings under `min_confidence`, but for the cards of tracks in `keep`.
+    Rows keep their place (a faint card between two cards of a row still joined them)."""
+
+    def sure(c: SeenCard) -> bool:
+        return c.confidence >= min_confidence or c.track in keep
+
+    if all(sure(c) for c in snap.all_cards()):
+        return snap
+    seats = []
+    for rows in snap.seats:
+        kept = (SeenMeld(tuple(c for c in row.cards if sure(c))) for row in rows)
+        seats.append(tuple(row for row in kept if row.cards))
+    top = snap.discard_top if snap.discard_top is not None and sure(snap.discard_top) else None
+    return replace(
+        snap,
+        seats=tuple(seats),
+        discard=tuple(c for c in snap.discard if sure(c)),
+        discard_top=top,
+        stray=tuple(c for c in snap.stray if sure(c)),
+    )
+
+
+def faint_in(rows: Sequence[SeenMeld], full: TableSnapshot, min_confidence: float) -> list[SeenMeld]:
+    """`rows` (of a snapshot without faint readings) as `full` shows them, faint readings included: the
+    row of `full` holding a row's cards, in its order."""
+    out = []
+    for row in rows:
+        tracks = {c.track for c in row.cards}
+        whole = next(
+            (r for rs in full.seats for r in rs if tracks <= {c.track for c in r.cards}),
+            row,
+        )
+        out.append(SeenMeld(tuple(c for c in whole.cards if c.track in tracks or c.confidence < min_confidence)))
+    return out
 
 
 def accepted(game: Game, ev: Event) -> bool:
@@ -144,3 +192,15 @@ def repair(
 
 def describe(renaming: Renaming) -> str:
     return ", ".join(f"{c.card} as {name}" for c, name in renaming)
+
+
+def with_faint(whole: Sequence[SeenMeld], faint_below: float) -> list[tuple[list[SeenMeld], list[SeenCard]]]:
+    """Versions of rows (given with their faint readings) to try, fewest faint readings first: each
+    faint reading alone, then all of them; with the faint readings each version keeps."""
+    faint = [c for row in whole for c in row.cards if c.confidence < faint_below]
+    choices = [[c] for c in faint] + ([faint] if len(faint) > 1 else [])
+    out = []
+    for keep in choices:
+        rows = [SeenMeld(tuple(c for c in row.cards if c.confidence >= faint_below or c in keep)) for row in whole]
+        out.append(([row for row in rows if row.cards], keep))
+    return out

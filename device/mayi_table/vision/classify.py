@@ -78,14 +78,16 @@ class IndexClassifier:
             out.append((self.names[k], float(p[k]), others[:ALTERNATIVES]))
         return out
 
-    def name_corners(self, image_bgr: np.ndarray, corners: Sequence[Corner]) -> list[Corner]:
-        """The corners renamed by the classifier; false alarms, unreadable ones and boxes on part of
-        an index already read dropped."""
+    def name_corners(
+        self, image_bgr: np.ndarray, corners: Sequence[Corner], min_confidence: float = MIN_CONFIDENCE
+    ) -> list[Corner]:
+        """The corners renamed by the classifier; false alarms, readings under `min_confidence` and boxes
+        on part of an index already read dropped."""
         named = self.read(image_bgr, [c.box for c in corners])
         read = [
             Corner(name, conf, c.box, others)
             for c, (name, conf, others) in zip(corners, named)
-            if name != NONE and conf >= MIN_CONFIDENCE
+            if name != NONE and conf >= min_confidence
         ]
         return drop_nested(read)
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .classes import Corner, PhysicalCard
-from .classify import IndexClassifier, has_index_model
+from .classify import MIN_CONFIDENCE, IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
 from .pairing import pair_corners
 
@@ -61,10 +61,17 @@ class Recognizer:
     (when the model folder has one), then pairing into physical cards."""
 
     def __init__(
-        self, model_dir: Path | str, backend: str = "onnx", two_stage: bool | None = None, **detector_options: Any
+        self,
+        model_dir: Path | str,
+        backend: str = "onnx",
+        two_stage: bool | None = None,
+        min_confidence: float = MIN_CONFIDENCE,
+        **detector_options: Any,
     ) -> None:
         """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads). `two_stage`: use the
-        index classifier (default: when the model folder has one for this backend)."""
+        index classifier (default: when the model folder has one for this backend). `min_confidence`:
+        the classifier's readings below it are no card."""
+        self.min_confidence = min_confidence
         if two_stage is None:
             two_stage = has_index_model(model_dir, backend)
         self.classifier = IndexClassifier(model_dir, backend, detector_options.get("threads")) if two_stage else None
@@ -77,7 +84,7 @@ class Recognizer:
         """The named corner indices of an image, best first."""
         image = as_bgr(image_bgr)
         corners = self.detector.detect(image)
-        return self.classifier.name_corners(image, corners) if self.classifier else corners
+        return self.classifier.name_corners(image, corners, self.min_confidence) if self.classifier else corners
 
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         """The physical cards in an image, in reading order."""
