@@ -42,6 +42,12 @@ known by its track or its place: another card of its name laid elsewhere is a mo
 (the next discards, other seats' melds) go on being journaled. Cards laid in a zone whose melds lost
 cards wait while the turn lasts, in case the meld reads right again; they are flagged when it ends.
 
+Before a snapshot is compared, the game reads it again (rereading.py): a meld's card read as another
+whose next readings name a card the meld misses is taken as that card, and faint readings (under
+`faint_below`) are dropped but for a meld's own cards. An open, a lay-off or the spread hands the engine
+refuses as read are tried with faint readings added (opens and hands) or with cards renamed to next
+readings; what is taken that way is flagged for the host.
+
 Restart: a `Referee` built on a journal that already holds a game takes the game from it, so the
 engine state is the one an uninterrupted run would have.
 """
