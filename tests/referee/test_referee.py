@@ -52,6 +52,23 @@ def dealt(journal: Journal) -> tuple[Referee, Table]:
     return ref, table
 
 
+def opened_and_round_played(ref: Referee, table: Table) -> None:
+    """Ann opens with two groups (7H 7D 7S, QC QD QH) and discards KS; Bob, Cy and Dee draw and discard."""
+    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("KS")
+    ref.on_snapshot(table.snap(), table.t)
+    for name in ("KH", "KD", "KC"):
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+
+
+def ann_goes_out(ref: Referee, table: Table) -> None:
+    """After `opened_and_round_played`: Ann lays off her last cards but one and goes out discarding JS."""
+    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
+    table.discard("JS")
+    ref.on_snapshot(table.snap(), table.t)
+
+
 def kinds(journal: Journal) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     for ev in journal.events()[1:]:
@@ -372,15 +389,8 @@ def test_a_misread_meld_card_at_round_end_is_not_counted_in_a_hand(journal: Jour
     QC QD 5H QS for QC QD QH QS. The 5H lies in the meld's row where its QH is missing, so it is the
     QH misread, not a card of Ann's hand; the round is scored with the hands the other rows show."""
     ref, table = dealt(journal)
-    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
-    table.discard("KS")
-    ref.on_snapshot(table.snap(), table.t)
-    for name in ("KH", "KD", "KC"):  # Bob, Cy, Dee draw and discard
-        table.discard(name)
-        ref.on_snapshot(table.snap(), table.t)
-    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
-    table.discard("JS")  # Ann lays off her last cards but one and goes out by discarding it
-    ref.on_snapshot(table.snap(), table.t)
+    opened_and_round_played(ref, table)
+    ann_goes_out(ref, table)
     r = ref.game.round
     assert r is not None and r.over and r.went_out == "Ann" and not ref.flags
     hands = {
@@ -402,12 +412,7 @@ def test_a_lay_off_seen_while_its_meld_is_misread_is_taken_when_the_meld_reads_r
     (flagged once, as the meld's lost card); the meld reads right before she discards, and the lay-off
     is hers."""
     ref, table = dealt(journal)
-    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
-    table.discard("KS")
-    ref.on_snapshot(table.snap(), table.t)
-    for name in ("KH", "KD", "KC"):  # Bob, Cy, Dee
-        table.discard(name)
-        ref.on_snapshot(table.snap(), table.t)
+    opened_and_round_played(ref, table)
     queens = table.rows[0][1]
     table.rows[0] = [row("7H", "7D", "5S", "7C", y=440), queens]
     ref.on_snapshot(table.snap(), table.t)

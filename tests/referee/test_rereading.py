@@ -11,7 +11,7 @@ from mayi_table.table.referee import Referee
 from mayi_table.table.rereading import REREAD_MIN, repair
 from mayi_table.vision.table_reading import SeenCard, SeenMeld
 
-from .test_referee import START, Table, card, dealt, kinds, row
+from .test_referee import START, Table, ann_goes_out, card, dealt, kinds, opened_and_round_played, row
 
 
 def misread(name: str, *alternatives: tuple[str, float], x: float = 200, y: float = 450) -> SeenCard:
@@ -62,12 +62,7 @@ def test_a_melded_card_misread_later_is_read_as_the_meld_holds_it(journal: Journ
     she lays 7C off: the meld is read as it holds its 7S (flagged once for the host) and the lay-off is
     taken, not held back as a lost meld's."""
     ref, table = dealt(journal)
-    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
-    table.discard("KS")
-    ref.on_snapshot(table.snap(), table.t)
-    for name in ("KH", "KD", "KC"):  # Bob, Cy, Dee
-        table.discard(name)
-        ref.on_snapshot(table.snap(), table.t)
+    opened_and_round_played(ref, table)
     queens = table.rows[0][1]
     table.rows[0] = [row_with(["7H", "7D", misread("5S", ("7S", 0.2)), "7C"], y=440), queens]
     ref.on_snapshot(table.snap(), table.t)
@@ -83,12 +78,7 @@ def test_a_lay_off_refused_as_read_is_taken_as_its_next_reading(journal: Journal
     """petras §04: a lay-off must extend the meld. A 7C laid on Ann's 7s but read 4C (next reading 7C)
     is taken as 7C and flagged for the host."""
     ref, table = dealt(journal)
-    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
-    table.discard("KS")
-    ref.on_snapshot(table.snap(), table.t)
-    for name in ("KH", "KD", "KC"):
-        table.discard(name)
-        ref.on_snapshot(table.snap(), table.t)
+    opened_and_round_played(ref, table)
     queens = table.rows[0][1]
     table.rows[0] = [row_with(["7H", "7D", "7S", misread("4C", ("7C", 0.25))], y=440), queens]
     ref.on_snapshot(table.snap(), table.t)
@@ -162,26 +152,24 @@ def test_a_hand_card_shown_more_often_than_the_decks_hold_is_taken_as_its_next_r
     """petras §06 scores the cards left in hand, from two decks here: Ann's melds hold both 7H, so a 7H
     in Bob's spread hand is misread; its next reading 7D is taken (and flagged), and the round is scored."""
     ref, table = dealt(journal)
-    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
-    table.discard("KS")
-    ref.on_snapshot(table.snap(), table.t)
-    for name in ("KH", "KD", "KC"):
-        table.discard(name)
-        ref.on_snapshot(table.snap(), table.t)
-    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
-    table.discard("JS")  # Ann goes out
-    ref.on_snapshot(table.snap(), table.t)
-    hands = {
-        "Bob": ["2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", misread("7H", ("7D", 0.3))],
+    opened_and_round_played(ref, table)
+    ann_goes_out(ref, table)
+    spread_hands(ref, table, misread("7H", ("7D", 0.3)))
+    last = journal.events()[-1]
+    assert isinstance(last, RoundEnd) and "7D" in last.hands["Bob"] and "7H" not in last.hands["Bob"]
+    assert len(ref.flags) == 1 and "read 7H as 7D" in ref.flags[0].reason
+
+
+def spread_hands(ref: Referee, table: Table, bobs_last: SeenCard) -> None:
+    """Bob, Cy and Dee spread their ten cards each; Bob's last card is `bobs_last`."""
+    hands: dict[str, list[str | SeenCard]] = {
+        "Bob": ["2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", bobs_last],
         "Cy": ["4H", "4S", "5C", "5D", "5S", "6C", "6D", "6H", "6S", "8C"],
         "Dee": ["8D", "8H", "8S", "9C", "9D", "9H", "9S", "10C", "10D", "10H"],
     }
     for i, seat in ((1, "Bob"), (2, "Cy"), (3, "Dee")):
         table.rows[i] = [row_with(hands[seat], y=100 + 50 * i)]
     ref.on_snapshot(table.snap(), table.t)
-    last = journal.events()[-1]
-    assert isinstance(last, RoundEnd) and "7D" in last.hands["Bob"] and "7H" not in last.hands["Bob"]
-    assert len(ref.flags) == 1 and "read 7H as 7D" in ref.flags[0].reason
 
 
 def faint_referee(journal: Journal) -> tuple[Referee, Table]:
@@ -223,23 +211,9 @@ def test_hands_short_by_a_faint_reading_are_filled_by_it(journal: Journal) -> No
     """petras §06 scores the cards left in hand: Bob shows 9 sure cards of his 10 and one faint one; the
     hand sizes settle it, and the round is scored with it (flagged for the host)."""
     ref, table = faint_referee(journal)
-    table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
-    table.discard("KS")
-    ref.on_snapshot(table.snap(), table.t)
-    for name in ("KH", "KD", "KC"):
-        table.discard(name)
-        ref.on_snapshot(table.snap(), table.t)
-    table.rows[0] = [row("7H", "7D", "7S", "7C", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
-    table.discard("JS")
-    ref.on_snapshot(table.snap(), table.t)
-    hands = {
-        "Bob": ["2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", card("4D", conf=0.3)],
-        "Cy": ["4H", "4S", "5C", "5D", "5S", "6C", "6D", "6H", "6S", "8C"],
-        "Dee": ["8D", "8H", "8S", "9C", "9D", "9H", "9S", "10C", "10D", "10H"],
-    }
-    for i, seat in ((1, "Bob"), (2, "Cy"), (3, "Dee")):
-        table.rows[i] = [row_with(hands[seat], y=100 + 50 * i)]
-    ref.on_snapshot(table.snap(), table.t)
+    opened_and_round_played(ref, table)
+    ann_goes_out(ref, table)
+    spread_hands(ref, table, card("4D", conf=0.3))
     last = journal.events()[-1]
     assert isinstance(last, RoundEnd) and "4D" in last.hands["Bob"] and len(last.hands["Bob"]) == 10
     assert len(ref.flags) == 1 and "read faintly to fill the hand sizes: 4D" in ref.flags[0].reason
