@@ -51,7 +51,15 @@ def _model_dir(path: Path) -> Path:
     return path if path.is_absolute() or path.exists() else PROJECT_ROOT / path
 
 
-def load_recognizer(model_dir: Path, backend: str, conf: float | None = None, threads: int | None = None) -> CardReader:
+def load_recognizer(
+    model_dir: Path,
+    backend: str,
+    conf: float | None = None,
+    threads: int | None = None,
+    faint_from: float | None = None,
+) -> CardReader:
+    """The recogniser as the device runs it; `faint_from`: pass on readings from this level (see
+    `ReadingConfig`)."""
     from .vision.detect import ModelError
     from .vision.recognize import Recognizer
     from .vision.still_view import StillView
@@ -59,10 +67,20 @@ def load_recognizer(model_dir: Path, backend: str, conf: float | None = None, th
     options: dict[str, Any] = {"threads": threads}
     if conf is not None:
         options["conf"] = conf
+    if faint_from is not None:
+        options["min_confidence"] = faint_from
     try:
         return StillView(Recognizer(_model_dir(model_dir), backend, **options))
     except ModelError as e:
         raise LaunchError(str(e)) from None
+
+
+def faint_below(faint_from: float | None) -> float:
+    """The referee's faint level for a recogniser passing on readings from `faint_from`: the
+    classifier's own threshold (none when nothing is passed on)."""
+    from .vision.classify import MIN_CONFIDENCE
+
+    return MIN_CONFIDENCE if faint_from is not None else 0.0
 
 
 def open_hub(journal: Path) -> TableHub:
@@ -143,7 +161,11 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
     recognizer: CardReader | None = None
     if not oracle:
         recognizer = load_recognizer(
-            cfg.detector.model_dir, cfg.detector.backend, cfg.detector.conf, cfg.detector.threads
+            cfg.detector.model_dir,
+            cfg.detector.backend,
+            cfg.detector.conf,
+            cfg.detector.threads,
+            cfg.reading.faint_from,
         )
     hub = open_hub(cfg.journal.path)
     server: Any = None
@@ -192,6 +214,7 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
                 inertia=cfg.reading.inertia,
                 min_confidence=cfg.reading.min_confidence,
             ),
+            faint_below=faint_below(cfg.reading.faint_from if not oracle else None),
             notifier=notifier,
             watchdog=Watchdog.from_env(notifier),
             claim_window_s=cfg.claims.window_s,

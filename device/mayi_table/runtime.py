@@ -105,6 +105,7 @@ class Device:
         watchdog: Watchdog | None = None,
         clock: Callable[[], float] | None = time.monotonic,
         min_confidence: float = 0.5,
+        faint_below: float = 0.0,
         claim_window_s: float = 3.0,
         on_processed: Callable[[Frame], None] | None = None,
         presses_for: Callable[[Frame | None], list[tuple[str, float, bool]]] | None = None,
@@ -131,6 +132,7 @@ class Device:
         self._first_dealer = first_dealer
         self.presses_for = presses_for
         self.min_confidence = min_confidence
+        self.faint_below = faint_below
         self.claim_window_s = claim_window_s
         self.on_processed = on_processed
         self.annotate_view = annotate_view
@@ -241,6 +243,7 @@ class Device:
                 claims=claims,
                 min_confidence=self.min_confidence,
                 claim_window_s=self.claim_window_s,
+                faint_below=self.faint_below,
             )
         except RefereeError as e:
             self.error = str(e)
