@@ -9,6 +9,12 @@ differ must have at least one flag; a silent mismatch makes the run exit with st
     .venv/bin/python benchmarks/referee.py --recognizer onnx --rounds 2 --min-rounds 2
     .venv/bin/python benchmarks/referee.py --profiles classic --films 8 --rounds 1 --show-flags  # one round to debug
     .venv/bin/python benchmarks/referee.py --recognizer onnx --jobs 2 --threads 1     # the profiles side by side
+    .venv/bin/python benchmarks/referee.py --recognizer onnx --jobs 2 --threads 1 --faint --cards-cache /tmp/cards
+
+`--faint` passes the classifier's readings from 0.25 to the referee as faint ones (as the device does with
+`reading.faint_from`), which it takes only where the rules settle them. `--cards-cache DIR` keeps the
+recogniser's cards per film (readings from 0.25, so runs with and without `--faint` share it): a second
+run over the same films with another referee only renders and referees (about half the time).
 
 A round that comes out wrong is corrected as the host does on a game night, once the table is cleared
 after it: the journal's wrong events of the round are undone, the true ones entered, its flags
