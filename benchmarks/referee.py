@@ -98,7 +98,7 @@ def play_film(
     start = GameStart(film.run.game.profile.name, (), film.seats)
     assert film.first_dealer is not None
     referee = Referee(journal, start, film.first_dealer, claim_window_s=film.claim_window_s, faint_below=faint_below)
-    reader = TableReader(film.zones, stable_frames=stable_frames)
+    reader = TableReader(film.zones, stable_frames=stable_frames, faint_below=faint_below)
     out = FilmResult()
     truth = film.run.game.results
     # the true round (index into `truth`) at each count of true events

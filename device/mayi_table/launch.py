@@ -203,6 +203,7 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
         else:
             camera = camera_from_config(cfg.camera)
         assert recognizer is not None
+        faint = faint_below(cfg.reading.faint_from if not oracle else None)
         device = Device(
             hub=hub,
             camera=camera,
@@ -213,8 +214,9 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
                 stable_frames=cfg.reading.stable_frames,
                 inertia=cfg.reading.inertia,
                 min_confidence=cfg.reading.min_confidence,
+                faint_below=faint,
             ),
-            faint_below=faint_below(cfg.reading.faint_from if not oracle else None),
+            faint_below=faint,
             notifier=notifier,
             watchdog=Watchdog.from_env(notifier),
             claim_window_s=cfg.claims.window_s,

@@ -124,6 +124,34 @@ def test_rows_grouped_by_layout() -> None:
     assert [m.names for m in snap.seats[0]] == [("7H", "7D", "7S"), ("3C", "4C", "5C", "6C"), ("KS",)]
 
 
+def test_faint_readings_join_a_row_but_never_two() -> None:
+    """A faint reading (under `faint_below`) between two rows joins the nearer one and links neither to
+    the other; a faint card at a row's end joins it; small faint boxes do not shrink the row scale."""
+    reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE, faint_below=0.5)
+    y0, y1 = 0.78 * SIZE[1], 0.78 * SIZE[1] + 20
+    row1 = [_card(c, 300 + 10 * i, y0) for i, c in enumerate(["7H", "7D", "7S"])]
+    row2 = [_card(c, 300 + 10 * i, y1) for i, c in enumerate(["3C", "4C", "5C"])]
+    between = _card("9D", 310, y0 + 12, conf=0.3)  # nearer the second row, level with neither
+    end = _card("6C", 330, y1, conf=0.3)
+    tiny = [
+        PhysicalCard("2S", 0.3, (600 + k, y0, 601 + k, y0 + 1), (Corner("2S", 0.3, (600 + k, y0, 601 + k, y0 + 1)),))
+        for k in range(8)
+    ]
+    snap = reader.feed(row1 + row2 + [between, end] + tiny, None)
+    assert snap is not None
+    names = [m.names for m in snap.seats[0]]
+    assert ("7H", "7D", "7S") in names and ("3C", "4C", "9D", "5C", "6C") in names
+
+
+def test_a_faint_reading_is_the_pile_top_only_when_nothing_surer_is() -> None:
+    reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE, faint_below=0.5)
+    x, y = 0.6 * SIZE[0], 0.5 * SIZE[1]
+    snap = reader.feed([_card("KS", x, y)], None)
+    assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "KS"
+    snap = reader.feed([_card("KS", x, y), _card("4H", x + 30, y, conf=0.3)], None)
+    assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "KS"
+
+
 def test_low_confidence_kept_and_carried() -> None:
     reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
     snap = reader.feed([_card("7H", 480, 430, 0.3)], None)

@@ -206,10 +206,13 @@ class TableReader:
         settle_frames: int = 3,
         frame_size: tuple[int, int] = (1920, 1080),
         replaced_share: float = 0.03,
+        faint_below: float = 0.0,
     ) -> None:
         """`frame_size` (width, height) places the zones when `feed` is given no frame;
         `replaced_share`: the share of a touched card's box that must change for it to count as
-        another card of the same name."""
+        another card of the same name; `faint_below`: cards read under it are faint readings (see the
+        referee), which join the row they lie in but never join two rows, and are the pile's top only
+        when nothing else is."""
         if stable_frames < 1 or inertia < 1:
             raise ValueError("stable_frames and inertia must be at least 1")
         self.zones = zones
@@ -223,6 +226,7 @@ class TableReader:
         self.settle_frames = settle_frames
         self.frame_size = frame_size
         self.replaced_share = replaced_share
+        self.faint_below = faint_below
         self.frame_no = 0
         self.covered = False  # whether the last frame was skipped as covered
         self.settled = False  # whether the last frame was accepted for holding still (it counts as stable)
@@ -416,15 +420,18 @@ class TableReader:
         seats = []
         for i in range(len(self.zones.seats)):
             items = by_zone.get(f"seat:{i}", [])
-            seats.append(_rows(items, self.zones.seat_facing(i)))
+            seats.append(_rows(items, self.zones.seat_facing(i), self.faint_below))
         discard_items = by_zone.get("discard", [])
         discard = tuple(_seen(c, tr, None) for c, tr in discard_items)
         top: SeenCard | None = None
-        two = [(tr.two_since or 0, tr.born, k) for k, (c, tr) in enumerate(discard_items) if tr.two_since is not None]
+        # a faint reading is the top only when the pile shows nothing surer
+        sure = [k for k, (c, _) in enumerate(discard_items) if c.confidence >= self.faint_below]
+        candidates = [(k, discard_items[k][1]) for k in sure or range(len(discard_items))]
+        two = [(tr.two_since, tr.born, k) for k, tr in candidates if tr.two_since is not None]
         if two:
             top = discard[max(two)[2]]
-        elif discard_items:
-            top = discard[max((tr.born, k) for k, (_, tr) in enumerate(discard_items))[1]]
+        elif candidates:
+            top = discard[max((tr.born, k) for k, tr in candidates)[1]]
         stray = tuple(
             _seen(c, tr, None) for z, items in by_zone.items() if not z.startswith("seat:") for c, tr in items
         )
@@ -445,13 +452,15 @@ def _seen(c: PhysicalCard, tr: _Track, up: np.ndarray | None) -> SeenCard:
     return SeenCard(c.card, c.confidence, c.box, anchor, len(c.corners), tr.id, c.alternatives)
 
 
-def _rows(items: list[tuple[PhysicalCard, _Track]], facing: float) -> tuple[SeenMeld, ...]:
-    """Group a seat's cards into rows by single linkage: close along the row, level across it."""
+def _rows(items: list[tuple[PhysicalCard, _Track]], facing: float, faint_below: float = 0.0) -> tuple[SeenMeld, ...]:
+    """Group a seat's cards into rows by single linkage: close along the row, level across it. Faint
+    readings (under `faint_below`) join the row of the nearest sure card they are close to, never two."""
     if not items:
         return ()
     along, up = axes_of(facing)
     seen = [_seen(c, tr, up) for c, tr in items]
-    sizes = [max(k.box[2] - k.box[0], k.box[3] - k.box[1]) for c, _ in items for k in c.corners]
+    sure = [c.confidence >= faint_below for c, _ in items]
+    sizes = [max(k.box[2] - k.box[0], k.box[3] - k.box[1]) for (c, _), ok in zip(items, sure) if ok for k in c.corners]
     scale = float(np.median(sizes)) if sizes else 24.0
     uv = [(float(np.dot(s.anchor, along)), float(np.dot(s.anchor, up))) for s in seen]
     parent = list(range(len(seen)))
@@ -462,11 +471,17 @@ def _rows(items: list[tuple[PhysicalCard, _Track]], facing: float) -> tuple[Seen
             a = parent[a]
         return a
 
+    def close(a: int, b: int) -> bool:
+        return abs(uv[a][1] - uv[b][1]) < 1.0 * scale and abs(uv[a][0] - uv[b][0]) < 3.0 * scale
+
     for a in range(len(seen)):
         for b in range(a + 1, len(seen)):
-            du, dv = abs(uv[a][0] - uv[b][0]), abs(uv[a][1] - uv[b][1])
-            if dv < 1.0 * scale and du < 3.0 * scale:
+            if sure[a] and sure[b] and close(a, b):
                 parent[find(a)] = find(b)
+    for a in (k for k in range(len(seen)) if not sure[k]):
+        near = [b for b in range(len(seen)) if sure[b] and close(a, b)]
+        if near:
+            parent[a] = find(min(near, key=lambda b: (math.dist(uv[a], uv[b]), b)))
     groups: dict[int, list[int]] = {}
     for k in range(len(seen)):
         groups.setdefault(find(k), []).append(k)
