@@ -219,6 +219,9 @@ class DetectorConfig(_Model):
     threads: int = Field(default=3, ge=1, le=64)  # a Pi has 4 cores: one is left for camera, web and referee
 
 
+DEFAULT_FAINT_FROM = 0.25  # as measured in benchmarks/referee.py --faint
+
+
 class ReadingConfig(_Model):
     """How camera readings become table snapshots (vision.table_reading.TableReader):
     `stable_frames` identical readings in a row before a change counts, `inertia` readings before a
@@ -232,7 +235,7 @@ class ReadingConfig(_Model):
     inertia: int = Field(default=3, ge=1, le=100)
     min_confidence: float = Field(default=0.0, ge=0, le=1)
     fps: float = Field(default=4.0, gt=0, le=60)
-    faint_from: float | None = Field(default=None, gt=0, lt=0.5)
+    faint_from: float | None = Field(default=DEFAULT_FAINT_FROM, gt=0, lt=0.5)
 
 
 class ClaimsConfig(_Model):

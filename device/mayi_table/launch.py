@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .config import ConfigError, DeviceConfig, RenderedCamera, load_config
+from .config import DEFAULT_FAINT_FROM, ConfigError, DeviceConfig, RenderedCamera, load_config
 from .demo import FilmSource
 from .hardware.camera import CameraError, ResilientCamera, camera_from_config
 from .hardware.notify import Notifier, Watchdog
@@ -317,7 +317,9 @@ def demo_main(
     try:
         film = film_for(profile, seed, players, (1920, 1080), None, None, held_out=held_out, rounds=rounds)
         source = FilmSource(film, speed=speed)
-        recognizer: CardReader = source.oracle() if oracle else load_recognizer(model_dir, backend)
+        recognizer: CardReader = (
+            source.oracle() if oracle else load_recognizer(model_dir, backend, faint_from=DEFAULT_FAINT_FROM)
+        )
         hub = open_hub(journal)
     except (LaunchError, ValueError) as e:
         echo(f"error: {e}")
@@ -331,11 +333,13 @@ def demo_main(
         echo(f"error: {e}")
         return 2
     hub.update_device(recognizer_backend="oracle" if oracle else backend)
+    faint = faint_below(DEFAULT_FAINT_FROM if not oracle else None)
     device = Device(
         hub=hub,
         camera=ResilientCamera(source, ends=True),
         recognizer=recognizer,
-        reader_factory=lambda: TableReader(film.zones),
+        reader_factory=lambda: TableReader(film.zones, faint_below=faint),
+        faint_below=faint,
         **source.device_options(),
         first_dealer=film.first_dealer,
     )

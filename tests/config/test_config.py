@@ -70,6 +70,7 @@ def test_the_shipped_default_loads_with_every_value() -> None:
     assert str(c.journal.path) == "/var/lib/mayi-table/journal.sqlite3"
     # keys the default leaves out take their defaults
     assert c.reading.stable_frames == 3
+    assert c.reading.faint_from == 0.25
     assert c.claims.window_s == 3.0 and c.claims.long_press_s == 2.0
 
 
@@ -337,3 +338,12 @@ def test_facing_is_optional_and_one_angle_per_seat(tmp_path: Path) -> None:
     assert f":{line_of(text, 'facing:')}: zones.facing[5]: Input should be less than 360, not 360" in str(
         error_of(tmp_path, text)
     )
+
+
+def test_faint_readings_level_is_checked_and_may_be_off(tmp_path: Path) -> None:
+    """reading.faint_from: null passes no faint reading on; a level at or over the classifier's own 0.5
+    is refused with its key."""
+    c = load_config(write(tmp_path, default_text() + "reading:\n  faint_from: null\n"))
+    assert c.reading.faint_from is None
+    e = error_of(tmp_path, default_text() + "reading:\n  faint_from: 0.6\n")
+    assert "reading.faint_from" in str(e)
