@@ -79,6 +79,7 @@ from .rereading import (
     renamed,
     repair,
     reread_melds,
+    row_beyond,
     with_faint,
     without_faint,
 )
@@ -473,8 +474,11 @@ class Referee:
         elif not complete:
             short = [f"{s} shows {len(spreads.get(s, []))} of {r.counts[s]}" for s in r.players]
             self._flag(ev, "the spread hands do not match the hand sizes: " + ", ".join(short), snap, cards)
-        elif self._commit(self._repaired(ev, cards, snap, round_end)[0], "camera", now, snap, cards):
-            self._old_top_track = snap.discard_top.track if snap.discard_top is not None else None
+        else:
+            if not accepted(self.game, ev):
+                ev = self._repaired(ev, cards, snap, round_end)[0]
+            if self._commit(ev, "camera", now, snap, cards):
+                self._old_top_track = snap.discard_top.track if snap.discard_top is not None else None
 
     # ----- play ------------------------------------------------------------------------
     def _set_aside_all(self, snap: TableSnapshot) -> None:
@@ -512,13 +516,8 @@ class Referee:
                 continue
             row = snap.seats[zone][j]
             used.add((zone, j))
-            rest: Counter[str] = Counter(str(c) for c in m.cards)
-            extra = []
-            for c in row.cards:
-                if rest[c.card] > 0:
-                    rest[c.card] -= 1
-                else:
-                    extra.append(c)
+            rest, beyond = row_beyond(m, row)
+            extra = [row.cards[i] for i in beyond]
             if +rest:
                 gone = " ".join(sorted(rest.elements()))
                 lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)}) no longer shows {gone}"))
@@ -698,11 +697,13 @@ class Referee:
                 self._set_aside(ev, cards, snap)
                 continue
             read_as = cards
-            if id(ev) in faint_rows and not accepted(self.game, ev):
-                ev, cards = self._completed(ev, cards, faint_rows[id(ev)], snap)
-                settled.update(c.track for c in cards if c.confidence < self.faint_below)
-            if isinstance(ev, (Open, LayOff)):
-                ev, cards = self._repaired(ev, cards, snap)
+            if isinstance(ev, (Open, LayOff)) and not accepted(self.game, ev):
+                completed = self._completed(ev, cards, faint_rows[id(ev)], snap) if id(ev) in faint_rows else None
+                if completed is not None:
+                    ev, cards = completed
+                    settled.update(c.track for c in cards if c.confidence < self.faint_below)
+                else:
+                    ev, cards = self._repaired(ev, cards, snap)
             if not self._commit(ev, "camera", now, snap, cards):
                 self._set_aside(ev, cards, snap)
             elif isinstance(ev, Open) and zone_turn in self.ignored:
@@ -733,25 +734,23 @@ class Referee:
 
     def _completed(
         self, ev: Event, cards: list[SeenCard], whole: list[SeenMeld], snap: TableSnapshot
-    ) -> tuple[Event, list[SeenCard]]:
+    ) -> tuple[Event, list[SeenCard]] | None:
         """A refused open with faint readings of its rows added, one, else all (flagged for the host),
-        where the engine then accepts it; else the open as read."""
+        where the engine then accepts it; else None."""
         assert isinstance(ev, Open)
         for rows, weak in with_faint(whole, self.faint_below):
             opening = replace(ev, melds=tuple(tuple(row.names) for row in rows))
             if accepted(self.game, opening):
                 self._flag(None, "read faintly to complete the contract: " + _list(weak), snap, weak)
                 return opening, [c for row in rows for c in row.cards]
-        return ev, cards
+        return None
 
     def _repaired(
         self, ev: Event, cards: list[SeenCard], snap: TableSnapshot, build: Callable[[list[str]], Event] | None = None
     ) -> tuple[Event, list[SeenCard]]:
-        """`ev` as read if the engine accepts it, else the likeliest renaming of its cards it accepts
-        (flagged for the host), else `ev` as read (to be refused and flagged). `build` writes the event
-        from its cards' names; an open or a lay-off (without jokers) is rewritten by itself."""
-        if accepted(self.game, ev):
-            return ev, cards
+        """For `ev` as the engine refuses it: the likeliest renaming of its cards it accepts (flagged for
+        the host), else `ev` as read (to be refused and flagged). `build` writes the event from its cards'
+        names; an open or a lay-off (without jokers) is rewritten by itself."""
         jokers = True
         if build is None:
             build, jokers = _builder(ev, cards)
@@ -825,11 +824,10 @@ def _builder(ev: Event, cards: list[SeenCard]) -> tuple[Callable[[list[str]], Ev
     """How to write an open or a lay-off from its cards' names (and whether jokers may be renamed), when
     it lists exactly the cards as read; (None, False) otherwise."""
     if isinstance(ev, Open) and [c for m in ev.melds for c in m] == [c.card for c in cards]:
-        sizes = [len(m) for m in ev.melds]
+        ends = [sum(len(m) for m in ev.melds[: i + 1]) for i in range(len(ev.melds))]
 
         def open_of(names: list[str]) -> Event:
-            at = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
-            return replace(ev, melds=tuple(tuple(names[at[i] : at[i + 1]]) for i in range(len(sizes))))
+            return replace(ev, melds=tuple(tuple(names[a:b]) for a, b in zip([0, *ends], ends)))
 
         return open_of, True
     if isinstance(ev, LayOff) and list(ev.cards) == [c.card for c in cards]:

@@ -12,7 +12,6 @@ knows more than one frame does:
   with a wrong card, a card shown more often than the decks hold) is tried again with one or two of
   its cards renamed to next readings; the likeliest version the engine accepts is taken. Likeliest
   means the highest product, over the renamed cards, of (next reading's probability / best reading's).
-
 - faint readings (the recogniser may pass on cards read under the referee's `min_confidence`) are no
   cards (`without_faint`), but for a meld's own card, which the meld explains, and for an open the
   engine refuses without them and takes with them (`faint_in`): a card of a long run read faintly must
@@ -54,6 +53,19 @@ def best_row(meld: Meld, rows: Sequence[SeenMeld], used: set[int]) -> int | None
     return None if best is None else best[1]
 
 
+def row_beyond(meld: Meld, row: SeenMeld) -> tuple[Counter[str], list[int]]:
+    """The meld's cards its row does not show, and the places (in the row) of the cards it shows beyond
+    the meld."""
+    rest: Counter[str] = Counter(str(c) for c in meld.cards)
+    extra: list[int] = []
+    for i, c in enumerate(row.cards):
+        if rest[c.card] > 0:
+            rest[c.card] -= 1
+        else:
+            extra.append(i)
+    return rest, extra
+
+
 def renamed(card: SeenCard, name: str) -> SeenCard:
     """The card taken for `name`; its confidence stays that of the mark's reading, and what it was read
     as becomes one of its next readings."""
@@ -85,14 +97,8 @@ def reread_melds(
             continue
         taken.add(j)
         row = seats[zone][j]
-        rest: Counter[str] = Counter(str(c) for c in meld.cards)
-        extra: list[int] = []
-        for i, c in enumerate(row.cards):
-            if rest[c.card] > 0:
-                rest[c.card] -= 1
-                held.add(c.track)
-            else:
-                extra.append(i)
+        rest, extra = row_beyond(meld, row)
+        held.update(c.track for i, c in enumerate(row.cards) if i not in extra)
         if not +rest or not extra:
             continue
         cards = list(row.cards)
