@@ -187,6 +187,40 @@ def test_copies_across_a_fan_are_not_one_cards_diagonal(angle: float) -> None:
     assert Counter(c.card for c in one_on_top) == Counter({"QD": 1, "5D": 1})
 
 
+@pytest.mark.parametrize("angle", [0.0, 15.0, 90.0, 180.0, 250.0])
+@pytest.mark.parametrize("step_mm", [16.0, 19.0, 22.0])
+def test_jokers_in_two_meld_rows_are_two_cards(angle: float, step_mm: float) -> None:
+    """A joker opening one fanned meld row and a joker in the row below can sit where one joker's two
+    corners would; the other cards' indices on that face show they are two cards (a run's joker was
+    lost this way in a refereed film)."""
+    ppm, pitch = 1.2, 35 * 1.2
+    t = math.radians(angle)
+    upper = (600.0, 500.0)
+    lower = (
+        upper[0] + math.sin(t) * pitch + 2 * math.cos(t) * step_mm * ppm,
+        upper[1] + math.cos(t) * pitch - 2 * math.sin(t) * step_mm * ppm,
+    )
+    corners = fan_corners(["JK", "9S", "10S", "JS"], upper, angle, step_mm, ppm) + fan_corners(
+        ["4H", "JK", "7H", "8H"], lower, angle, step_mm, ppm
+    )
+    assert Counter(c.card for c in pair_corners(corners))["JK"] == 2
+
+
+def test_jokers_in_two_meld_rows_of_a_film_are_two_cards() -> None:
+    """The boxes of that film: meld rows JK 9S 10S JS and 4H 5H JK 7H, 23 px apart along a row."""
+    boxes = {
+        "JK": [(324, 812, 332, 844), (379, 853, 388, 886)],
+        "9S": [(348, 810, 359, 828)],
+        "10S": [(371, 810, 385, 829)],
+        "JS": [(390, 810, 401, 830)],
+        "4H": [(333, 853, 343, 870)],
+        "5H": [(356, 851, 366, 868)],
+        "7H": [(401, 852, 412, 871)],
+    }
+    corners = [Corner(card, 0.99, box) for card, bs in boxes.items() for box in bs]
+    assert Counter(c.card for c in pair_corners(corners)) == Counter({k: len(v) for k, v in boxes.items()})
+
+
 def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:
     """A copy's index lying on the middle of a found card is another card, not that card's index."""
     tl, br = card_corners("9C", (500, 500), 0, 2.0)

@@ -12,7 +12,8 @@ detections of the same face belong to one card when
   a box that is taller (or wider, or square) by about as much as observed.
 
 In a fanned meld usually only one index of each card shows; indices that cannot be paired are cards of
-their own. Duplicates (games use two or three decks) stay apart: the corners of one face are matched
+their own. Two indices of one face whose card would hold two or more other indices on its face are
+two cards of a fan (two QD across a hand, two jokers in two meld rows one above the other), not one. Duplicates (games use two or three decks) stay apart: the corners of one face are matched
 so that as many pairs as possible form, best-fitting first (an exact minimum-cost matching for the
 handful of corners one face has), so four corners of two flat 7H make two cards, and two 7H indices
 side by side in a fan make two cards.
@@ -140,12 +141,14 @@ def pair_orientation(a: Box, b: Box, geometry: IndexGeometry = NATURAL_INDEX) ->
     return normalise_orientation(direction + geometry.pair_angle_deg)
 
 
-DIAGONAL_CROSSINGS = 2  # other indices on a diagonal that rule it out: a card in a fan, not one card's face
+FACE_CROWD = 2  # other indices on the face a pair implies that rule it out: cards in a fan, not one card
+FACE_REACH = 0.45  # the face, as a share of the card's width and height either side of its centre
 
 
 def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | None:
     """How well two corners of one face fit the two indices of one flat card; None when they cannot,
-    or when DIAGONAL_CROSSINGS corners of `others` lie between them (two QD across a fanned hand)."""
+    or when FACE_CROWD corners of `others` lie on the face they imply (two QD across a fanned hand, or
+    two jokers in two meld rows one above the other)."""
     if a.card != b.card:
         return None
     (aw, ah), (bw, bh) = _size(a.box), _size(b.box)
@@ -171,13 +174,15 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
     shape_err = _shape_error((a.box, b.box), c, s, geo)
     if shape_err >= 1:
         return None
-    # a card on top may cover one index-free stretch of a card's face; cards whose indices line up
-    # between two corners are a fan, whose cards' far corners are hidden
-    reach = 0.6 * max(aw, ah, bw, bh)
-    if _corners_between(_centre(a.box), _centre(b.box), reach, others, (a, b)) >= DIAGONAL_CROSSINGS:
+    # a card on top may cover one stretch of a card's face; where the indices of several cards lie on
+    # it, those are a fan (or two meld rows), whose cards' far corners are hidden
+    centre = ((ax + bx) / 2, (ay + by) / 2)
+    scale = distance / geo.pair_distance_mm
+    outline = card_outline(centre, theta, scale)
+    if sum(_on_face(o, outline, FACE_REACH) for o in others if o is not a and o is not b) >= FACE_CROWD:
         return None
     cost = (size_err + dist_err + shape_err) / 3
-    return PairFit(cost, theta, ((ax + bx) / 2, (ay + by) / 2), distance / geo.pair_distance_mm)
+    return PairFit(cost, theta, centre, scale)
 
 
 def _size_error(a: Box, b: Box) -> float:
@@ -368,14 +373,14 @@ class _Card:
 ART_REACH = 0.6  # the middle of a card, as a share of its width and height: its picture, never an index
 
 
-def _in_middle(corner: Corner, outline: np.ndarray) -> bool:
-    """Whether a mark lies in the middle of a card's outline, where its picture is and no index."""
+def _on_face(corner: Corner, outline: np.ndarray, reach: float) -> bool:
+    """Whether a mark's centre lies within `reach` of a card's width and height from its centre."""
     x, y = _centre(corner.box)
     cx, cy = outline.mean(axis=0)
     across, along = outline[1] - outline[0], outline[3] - outline[0]  # the card's width and height
     u = ((x - cx) * across[0] + (y - cy) * across[1]) / float(across @ across)
     v = ((x - cx) * along[0] + (y - cy) * along[1]) / float(along @ along)
-    return bool(abs(u) < ART_REACH / 2 and abs(v) < ART_REACH / 2)
+    return bool(abs(u) < reach and abs(v) < reach)
 
 
 SAME_INDEX_REACH = 0.3  # centres closer than this share of a box's diagonal: the same index
@@ -484,7 +489,7 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
         cards += [
             _Card([c])
             for k, c in enumerate(group)
-            if k not in paired and not any(_in_middle(c, outline) for outline in seen_whole)
+            if k not in paired and not any(_on_face(c, outline, ART_REACH / 2) for outline in seen_whole)
         ]
         for card in _join_four_index(cards, name, corners):
             boxes = [c.box for c in card.corners]
