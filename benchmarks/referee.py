@@ -14,7 +14,8 @@ differ must have at least one flag; a silent mismatch makes the run exit with st
 `--faint` passes the classifier's readings from 0.25 to the referee as faint ones (as the device does with
 `reading.faint_from`), which it takes only where the rules settle them. `--cards-cache DIR` keeps the
 recogniser's cards per film (readings from 0.25, so runs with and without `--faint` share it): a second
-run over the same films with another referee only renders and referees (about half the time).
+run over the same films with another referee only renders and referees (about half the time). Its cards'
+named corners are grouped into cards anew on each run, so the cache serves other grouping rules too.
 
 A round that comes out wrong is corrected as the host does on a game night, once the table is cleared
 after it: the journal's wrong events of the round are undone, the true ones entered, its flags
@@ -48,6 +49,7 @@ from mayi_table.rules.record import as_observed  # noqa: E402
 from mayi_table.table.journal import Journal  # noqa: E402
 from mayi_table.table.referee import Referee  # noqa: E402
 from mayi_table.vision.classes import PhysicalCard  # noqa: E402
+from mayi_table.vision.pairing import pair_corners  # noqa: E402
 from mayi_table.vision.render.game import ButtonPress, FilmFrame, GameFilm, oracle_cards  # noqa: E402
 from mayi_table.vision.table_reading import TableReader  # noqa: E402
 
@@ -214,7 +216,11 @@ def _cached(recognise: Recognise, path: Path) -> tuple[Recognise, Callable[[], N
         key = hashlib.blake2b(frame.image.tobytes(), digest_size=16).hexdigest()
         if key not in cards:
             cards[key] = recognise(frame)
-        return cards[key]
+            return cards[key]
+        # the named corners are what the models give; they are grouped anew, so a cache made before a
+        # change to the grouping still serves
+        h, w = frame.image.shape[:2]
+        return pair_corners([k for c in cards[key] for k in c.corners], (w, h))
 
     def save() -> None:
         if len(cards) > start:
