@@ -8,7 +8,8 @@ from mayi_table.rules.engine import Game
 from mayi_table.rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
-from mayi_table.table.rereading import REREAD_MIN, repair
+from mayi_table.rules.melds import Meld
+from mayi_table.table.rereading import REREAD_MIN, repair, row_beyond
 from mayi_table.vision.table_reading import SeenCard, SeenMeld
 
 from .test_referee import START, Table, ann_goes_out, card, dealt, kinds, opened_and_round_played, row
@@ -84,6 +85,17 @@ def test_a_lay_off_refused_as_read_is_taken_as_its_next_reading(journal: Journal
     ref.on_snapshot(table.snap(), table.t)
     assert journal.events()[-1] == LayOff("Ann", 0, ("7C",))
     assert len(ref.flags) == 1 and "read 4C as 7C" in ref.flags[0].reason
+
+
+def test_a_card_laid_off_beside_its_look_alike_is_the_new_one() -> None:
+    """petras §04, classic Gameplay 6: a lay-off extends a meld. 3C laid below a run 4C-7C but read as
+    4C (next reading 3C) shows the row two 4C: the surer reading is the meld's 4C, and the unsure one,
+    wherever it lies in the row, is the card laid off (whose next reading can then settle it)."""
+    run = Meld("run", (Card("4C"), Card("5C"), Card("6C"), Card("7C")), ("4C", "5C", "6C", "7C"), "Ann", 4)
+    laid = misread("4C", ("3C", 0.47))
+    for names, new in ((["4C", laid, "5C", "6C", "7C"], 1), ([laid, "4C", "5C", "6C", "7C"], 0)):
+        rest, beyond = row_beyond(run, row_with(names))
+        assert not +rest and beyond == [new]
 
 
 def test_a_refusal_no_next_reading_explains_stays_a_refusal(journal: Journal) -> None:

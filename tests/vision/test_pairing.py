@@ -206,6 +206,24 @@ def test_jokers_in_two_meld_rows_are_two_cards(angle: float, step_mm: float) -> 
     assert Counter(c.card for c in pair_corners(corners))["JK"] == 2
 
 
+@pytest.mark.parametrize("angle", [0.0, 15.0, 30.0, 90.0, 180.0, 250.0])
+@pytest.mark.parametrize("step_mm", [16.0, 19.0, 22.0])
+@pytest.mark.parametrize("pitch_mm", [33.0, 40.0])
+def test_copies_in_two_overlapping_runs_stay_apart(angle: float, step_mm: float, pitch_mm: float) -> None:
+    """Runs 8C-QC and 9C-QC fanned in two rows, one below the other: each copy's index lies one row
+    down and one step along from the other's, as a four-index card's edge would (petras §03 allows
+    both runs in one contract). The step to the next card runs slanted to that line, so they are two."""
+    ppm = 1.2
+    t = math.radians(angle)
+    upper = (600.0, 500.0)
+    lower = (upper[0] + math.sin(t) * pitch_mm * ppm, upper[1] + math.cos(t) * pitch_mm * ppm)
+    corners = fan_corners(["8C", "9C", "10C", "JC", "QC"], upper, angle, step_mm, ppm) + fan_corners(
+        ["9C", "10C", "JC", "QC"], lower, angle, step_mm, ppm
+    )
+    cards = pair_corners(corners)
+    assert Counter(c.card for c in cards) == Counter({"8C": 1, "9C": 2, "10C": 2, "JC": 2, "QC": 2})
+
+
 def test_jokers_in_two_meld_rows_of_a_film_are_two_cards() -> None:
     """The boxes of that film: meld rows JK 9S 10S JS and 4H 5H JK 7H, 23 px apart along a row."""
     boxes = {

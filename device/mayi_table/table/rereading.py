@@ -55,15 +55,17 @@ def best_row(meld: Meld, rows: Sequence[SeenMeld], used: set[int]) -> int | None
 
 def row_beyond(meld: Meld, row: SeenMeld) -> tuple[Counter[str], list[int]]:
     """The meld's cards its row does not show, and the places (in the row) of the cards it shows beyond
-    the meld."""
+    the meld. Of more cards of one name than the meld holds, the surest readings are the meld's: a
+    card laid off beside its look-alike (3C read as 4C beside the run's 4C) is the new one, and its
+    next readings can then settle it."""
     rest: Counter[str] = Counter(str(c) for c in meld.cards)
     extra: list[int] = []
-    for i, c in enumerate(row.cards):
-        if rest[c.card] > 0:
-            rest[c.card] -= 1
+    for i in sorted(range(len(row.cards)), key=lambda i: -row.cards[i].confidence):
+        if rest[row.cards[i].card] > 0:
+            rest[row.cards[i].card] -= 1
         else:
             extra.append(i)
-    return rest, extra
+    return rest, sorted(extra)
 
 
 def renamed(card: SeenCard, name: str) -> SeenCard:

@@ -12,18 +12,20 @@ detections of the same face belong to one card when
   a box that is taller (or wider, or square) by about as much as observed.
 
 In a fanned meld usually only one index of each card shows; indices that cannot be paired are cards of
-their own. Two indices of one face whose card would hold two or more other indices on its face are
-two cards of a fan (two QD across a hand, two jokers in two meld rows one above the other), not one. Duplicates (games use two or three decks) stay apart: the corners of one face are matched
-so that as many pairs as possible form, best-fitting first (an exact minimum-cost matching for the
-handful of corners one face has), so four corners of two flat 7H make two cards, and two 7H indices
-side by side in a fan make two cards.
+their own. Two indices of one face whose card would hold two or more other indices on its face are two
+cards of a fan (two QD across a hand, two jokers in two meld rows one above the other), not one.
+Duplicates (games use two or three decks) stay apart: the corners of one face are matched so that as
+many pairs as possible form, best-fitting first (an exact minimum-cost matching for the handful of
+corners one face has), so four corners of two flat 7H make two cards, and two 7H indices side by side
+in a fan make two cards.
 
 Many continental decks print the index in all four corners. Their cards are grouped too. Two corners
 one card edge apart pair like a diagonal does (the left edge of a card in a fan shows its top-left and
 bottom-left indices), but only when nothing else was seen between them, where a fan of duplicates would
-show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
-corners form the rectangle of one card's indices (or a pair and a corner that make three of its
-corners) become one card.
+show the other cards' indices, and only when the edge runs square to the step to its nearest other
+index (the next card of a fan lies across the edge; two copies in two fanned rows lie slanted). Pairs
+of both kinds are matched together, then two pairs whose four corners form the rectangle of one card's
+indices (or a pair and a corner that make three of its corners) become one card.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
@@ -237,10 +239,39 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> float | Non
             best = cost if best is None else min(best, cost)
     if best is None:
         return None
+    if _slanted_to_fan(a, b, distance, others):
+        return None
     # a fan of duplicates (7H 7S 7H) shows the other cards' indices between; a card's edge is bare
     if _corners_between(_centre(a.box), _centre(b.box), 0.6 * max(aw, ah, bw, bh), others, (a, b)):
         return None
     return best
+
+
+FAN_NEIGHBOUR_REACH = 0.6  # an index closer than this share of a side pair's distance is a fan neighbour
+FAN_SLANT_DEG = 15.0  # how far a card's edge may run off square to the step to its fan neighbour
+
+
+def _slanted_to_fan(a: Corner, b: Corner, distance: float, others: Sequence[Corner]) -> bool:
+    """Whether two indices taken for one card's edge run slanted to the fan they lie in: in a fan the
+    nearest index to a card's index is the next card's, one step across the card's edge, so the edge
+    runs square to that step; two copies in two fanned meld rows, one row down and one step along
+    (overlapping runs 8C-QC and 9C-QC), lie slanted to it."""
+    (ax, ay), (bx, by) = _centre(a.box), _centre(b.box)
+    ex, ey = (bx - ax) / distance, (by - ay) / distance
+    own = 0.5 * max(*_size(a.box), *_size(b.box))  # closer than this: the same index found twice
+    for px, py in ((ax, ay), (bx, by)):
+        near = [
+            (d, ox, oy)
+            for o in others
+            if o is not a and o is not b
+            for ox, oy in [_centre(o.box)]
+            if own < (d := math.hypot(ox - px, oy - py)) < FAN_NEIGHBOUR_REACH * distance
+        ]
+        if near:
+            d, ox, oy = min(near)
+            if abs((ox - px) * ex + (oy - py) * ey) / d > math.sin(math.radians(FAN_SLANT_DEG)):
+                return True
+    return False
 
 
 def _corners_between(
