@@ -6,9 +6,9 @@ from __future__ import annotations
 from mayi_table.rules.cards import Card
 from mayi_table.rules.engine import Game
 from mayi_table.rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
+from mayi_table.rules.melds import Meld
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
-from mayi_table.rules.melds import Meld
 from mayi_table.table.rereading import REREAD_MIN, repair, row_beyond
 from mayi_table.vision.table_reading import SeenCard, SeenMeld
 
