@@ -11,6 +11,7 @@ import pytest
 from mayi_table.vision.classes import Corner, PhysicalCard
 from mayi_table.vision.pairing import (
     DISTANCE_TOLERANCE,
+    JOIN_MIN,
     NATURAL_INDEX,
     fit_pair,
     normalise_orientation,
@@ -150,12 +151,16 @@ def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
 
 @pytest.mark.parametrize("angle", [0, 25, 90, 180, -60])
 def test_a_fan_of_four_index_cards_is_one_card_per_edge(angle: float) -> None:
-    """A fan leaves each card's left edge showing: its top-left and bottom-left indices, one card.
-    (At some angles an edge also fits a diagonal's geometry; which one it is taken for does not matter.)"""
+    """A fan leaves each card's left edge showing: its top-left and bottom-left indices, one card; its
+    top card shows all four, so the table shows a four-index deck. (At some angles an edge also fits a
+    diagonal's geometry; which one it is taken for does not matter.)"""
     meld = ["7H", "7H", "7S", "8H", "7H"]
-    cards = pair_corners(fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True))
+    t = math.radians(angle)
+    top = (700 + 4 * math.cos(t) * 18 * 2.0, 500 - 4 * math.sin(t) * 18 * 2.0)
+    _, tr, br, _ = four_index_corners(meld[-1], top, angle, 2.0)
+    cards = pair_corners(fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True) + [tr, br])
     assert Counter(c.card for c in cards) == Counter(meld)
-    assert all(len(c.corners) == 2 for c in cards)
+    assert sorted(len(c.corners) for c in cards) == [2, 2, 2, 2, 4]
 
 
 @pytest.mark.parametrize("step_mm", [14, 20, 24])
@@ -237,6 +242,18 @@ def test_jokers_in_two_meld_rows_of_a_film_are_two_cards() -> None:
     }
     corners = [Corner(card, 0.99, box) for card, bs in boxes.items() for box in bs]
     assert Counter(c.card for c in pair_corners(corners)) == Counter({k: len(v) for k, v in boxes.items()})
+
+
+@pytest.mark.parametrize("angle", [0.0, 40.0, 135.0])
+def test_a_cards_misread_second_index_is_joined_by_its_next_reading(angle: float) -> None:
+    """A flat JS whose bottom index reads JC 0.51 (next reading JS 0.49) is one JS, not a JS and a JC;
+    with JS under JOIN_MIN among its next readings, the JC stays a card of its own."""
+    tl, br = card_corners("JS", (600, 500), angle, 2.0)
+    misread = Corner("JC", 0.51, br.box, (("JS", 0.49),))
+    cards = pair_corners([tl, misread])
+    assert [(c.card, len(c.corners)) for c in cards] == [("JS", 2)]
+    unlikely = Corner("JC", 0.9, br.box, (("JS", JOIN_MIN / 2),))
+    assert Counter(c.card for c in pair_corners([tl, unlikely])) == Counter({"JS": 1, "JC": 1})
 
 
 def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:

@@ -22,10 +22,12 @@ in a fan make two cards.
 Many continental decks print the index in all four corners. Their cards are grouped too. Two corners
 one card edge apart pair like a diagonal does (the left edge of a card in a fan shows its top-left and
 bottom-left indices), but only when nothing else was seen between them, where a fan of duplicates would
-show the other cards' indices, and only when the edge runs square to the step to its nearest other
-index (the next card of a fan lies across the edge; two copies in two fanned rows lie slanted). Pairs
-of both kinds are matched together, then two pairs whose four corners form the rectangle of one card's
-indices (or a pair and a corner that make three of its corners) become one card.
+show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
+corners form the rectangle of one card's indices (or a pair and a corner that make three of its
+corners) become one card. Edge pairs count only where the table shows such a deck, that is where some
+card shows three or four of its indices (a fan's top card, the pile's top card): with two-index decks,
+two copies in two overlapping meld runs (8C-QC above 9C-QC, one row down and one step along) would
+otherwise pair as one card's edge.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Iterable, Sequence
 
@@ -181,10 +183,16 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
     centre = ((ax + bx) / 2, (ay + by) / 2)
     scale = distance / geo.pair_distance_mm
     outline = card_outline(centre, theta, scale)
-    if sum(_on_face(o, outline, FACE_REACH) for o in others if o is not a and o is not b) >= FACE_CROWD:
+    if sum(_on_face(o, outline, FACE_REACH) for o in others if not _on_either(o, a, b)) >= FACE_CROWD:
         return None
     cost = (size_err + dist_err + shape_err) / 3
     return PairFit(cost, theta, centre, scale)
+
+
+def _on_either(o: Corner, a: Corner, b: Corner) -> bool:
+    """Whether a mark is one of two corners, or a second reading of one (its centre on their box)."""
+    x, y = _centre(o.box)
+    return o is a or o is b or any(k.box[0] <= x <= k.box[2] and k.box[1] <= y <= k.box[3] for k in (a, b))
 
 
 def _size_error(a: Box, b: Box) -> float:
@@ -239,39 +247,10 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> float | Non
             best = cost if best is None else min(best, cost)
     if best is None:
         return None
-    if _slanted_to_fan(a, b, distance, others):
-        return None
     # a fan of duplicates (7H 7S 7H) shows the other cards' indices between; a card's edge is bare
     if _corners_between(_centre(a.box), _centre(b.box), 0.6 * max(aw, ah, bw, bh), others, (a, b)):
         return None
     return best
-
-
-FAN_NEIGHBOUR_REACH = 0.6  # an index closer than this share of a side pair's distance is a fan neighbour
-FAN_SLANT_DEG = 15.0  # how far a card's edge may run off square to the step to its fan neighbour
-
-
-def _slanted_to_fan(a: Corner, b: Corner, distance: float, others: Sequence[Corner]) -> bool:
-    """Whether two indices taken for one card's edge run slanted to the fan they lie in: in a fan the
-    nearest index to a card's index is the next card's, one step across the card's edge, so the edge
-    runs square to that step; two copies in two fanned meld rows, one row down and one step along
-    (overlapping runs 8C-QC and 9C-QC), lie slanted to it."""
-    (ax, ay), (bx, by) = _centre(a.box), _centre(b.box)
-    ex, ey = (bx - ax) / distance, (by - ay) / distance
-    own = 0.5 * max(*_size(a.box), *_size(b.box))  # closer than this: the same index found twice
-    for px, py in ((ax, ay), (bx, by)):
-        near = [
-            (d, ox, oy)
-            for o in others
-            if o is not a and o is not b
-            for ox, oy in [_centre(o.box)]
-            if own < (d := math.hypot(ox - px, oy - py)) < FAN_NEIGHBOUR_REACH * distance
-        ]
-        if near:
-            d, ox, oy = min(near)
-            if abs((ox - px) * ex + (oy - py) * ey) / d > math.sin(math.radians(FAN_SLANT_DEG)):
-                return True
-    return False
 
 
 def _corners_between(
@@ -490,6 +469,14 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
 
     Cards come out in reading order (top to bottom, then left to right, by box).
     """
+    cards = _grouped(corners, image_size, edges=True)
+    if any(len(c.corners) > 2 for c in cards):
+        return cards  # a four-index deck is on the table: its cards' edges pair too
+    return _grouped(corners, image_size, edges=False)
+
+
+def _grouped(corners: Sequence[Corner], image_size: tuple[int, int] | None, edges: bool) -> list[PhysicalCard]:
+    """The physical cards of `corners`; two indices along one card's edge pair only when `edges`."""
     by_card: dict[str, list[Corner]] = defaultdict(list)
     for corner in corners:
         by_card[corner.card].append(corner)
@@ -504,7 +491,7 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
                 if fit is not None:  # a diagonal also fits as an edge at some angles: it is a diagonal
                     fits[(i, j)] = fit
                     costs[(i, j)] = fit.cost
-                elif (side := fit_side(group[i], group[j], corners)) is not None:
+                elif edges and (side := fit_side(group[i], group[j], corners)) is not None:
                     costs[(i, j)] = side
         pairs = _match(costs, len(group))
         paired = {k for pair in pairs for k in pair}
@@ -532,5 +519,49 @@ def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None =
             out.append(
                 PhysicalCard(name, conf, box, tuple(card.corners), card.orientation, _alternatives(card.corners, name))
             )
+    out = _join_misread_diagonals(out, corners, image_size)
     out.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
     return out
+
+
+JOIN_MIN = 0.05  # a corner's next reading at least this likely may name the card it shares with another
+
+
+def _reading(corner: Corner, name: str) -> float:
+    if corner.card == name:
+        return corner.confidence
+    return next((p for n, p in corner.alternatives if n == name), 0.0)
+
+
+def _join_misread_diagonals(
+    cards: list[PhysicalCard], corners: Sequence[Corner], image_size: tuple[int, int] | None
+) -> list[PhysicalCard]:
+    """Join two lone corners of different faces lying where one card's two indices would, when one's
+    next reading (JOIN_MIN or more) is the other's face: one card whose second index was misread (a
+    JS's bottom index read JC 0.51, JS 0.49). The card takes the face both readings make likeliest."""
+    lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
+    joins: list[tuple[float, int, int, str, PairFit]] = []
+    for x, i in enumerate(lone):
+        for j in lone[x + 1 :]:
+            a, b = cards[i].corners[0], cards[j].corners[0]
+            if a.card == b.card:
+                continue
+            for name in (a.card, b.card):
+                pa, pb = _reading(a, name), _reading(b, name)
+                if min(pa, pb) < JOIN_MIN:
+                    continue
+                fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)
+                if fit is not None:
+                    joins.append((pa * pb, i, j, name, fit))
+    used: set[int] = set()
+    out: list[PhysicalCard] = []
+    for _score, i, j, name, fit in sorted(joins, key=lambda t: (-t[0], t[1], t[2], t[3])):
+        if i in used or j in used:
+            continue
+        used.update((i, j))
+        pair = (cards[i].corners[0], cards[j].corners[0])
+        o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
+        box = _union([pair[0].box, pair[1].box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())])
+        conf = max(_reading(c, name) for c in pair)
+        out.append(PhysicalCard(name, conf, _clip(box, image_size), pair, fit.orientation, _alternatives(pair, name)))
+    return [c for k, c in enumerate(cards) if k not in used] + out
