@@ -252,6 +252,11 @@ def evaluate(
     designs: str = typer.Option(
         "all", help="Held-out deck designs: procedural, themes (Debian card themes, when installed) or all."
     ),
+    four_index: bool | None = typer.Option(
+        None,
+        "--four-index/--two-index",
+        help="Read every deck as printing its index in all four corners, or in two (default: as each image shows it).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Score the recogniser on held-out deck designs, hand spreads and real photos."""
@@ -272,7 +277,7 @@ def evaluate(
     if not held_out:
         _fail("no held-out theme designs: install them with vision_models/install_card_themes.sh", 1)
     try:
-        reader = Recognizer(model, backend)
+        reader = Recognizer(model, backend, four_index=four_index)
     except ModelError as e:
         _fail(str(e), 1)
     out: dict[str, Any] = {"model": str(model), "backend": backend, "designs": [d.name for d in held_out]}

@@ -57,9 +57,10 @@ def load_recognizer(
     conf: float | None = None,
     threads: int | None = None,
     faint_from: float | None = None,
+    four_index: bool | None = None,
 ) -> CardReader:
-    """The recogniser as the device runs it; `faint_from`: pass on readings from this level (see
-    `ReadingConfig`)."""
+    """The recogniser as the device runs it; `faint_from`: pass on readings from this level;
+    `four_index`: the deck's kind (see `ReadingConfig`)."""
     from .vision.detect import ModelError
     from .vision.recognize import Recognizer
     from .vision.still_view import StillView
@@ -69,6 +70,7 @@ def load_recognizer(
         options["conf"] = conf
     if faint_from is not None:
         options["min_confidence"] = faint_from
+    options["four_index"] = four_index
     try:
         return StillView(Recognizer(_model_dir(model_dir), backend, **options))
     except ModelError as e:
@@ -166,6 +168,7 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
             cfg.detector.conf,
             cfg.detector.threads,
             cfg.reading.faint_from,
+            cfg.reading.four_index_deck,
         )
     hub = open_hub(cfg.journal.path)
     server: Any = None

@@ -340,6 +340,16 @@ def test_facing_is_optional_and_one_angle_per_seat(tmp_path: Path) -> None:
     )
 
 
+def test_the_decks_kind_is_told_by_the_table_unless_set(tmp_path: Path) -> None:
+    """reading.four_index_deck: null (the default) lets each frame show it; true or false sets it; any
+    other value is refused with its key."""
+    assert load_config(write(tmp_path, default_text())).reading.four_index_deck is None
+    c = load_config(write(tmp_path, default_text() + "reading:\n  four_index_deck: false\n"))
+    assert c.reading.four_index_deck is False
+    e = error_of(tmp_path, default_text() + "reading:\n  four_index_deck: sometimes\n")
+    assert "reading.four_index_deck" in str(e)
+
+
 def test_faint_readings_level_is_checked_and_may_be_off(tmp_path: Path) -> None:
     """reading.faint_from: null passes no faint reading on; a level at or over the classifier's own 0.5
     is refused with its key."""

@@ -229,6 +229,15 @@ def test_copies_in_two_overlapping_runs_stay_apart(angle: float, step_mm: float,
     assert Counter(c.card for c in cards) == Counter({"8C": 1, "9C": 2, "10C": 2, "JC": 2, "QC": 2})
 
 
+def test_the_deck_kind_may_be_given() -> None:
+    """A deck known to print four indices pairs its cards' edges with no card showing all four; one
+    known to print two never does."""
+    meld = ["7H", "7S", "8H", "9C"]
+    fan = fan_corners(meld, (700, 500), 0.0, step_mm=18, four_index=True)
+    assert [len(c.corners) for c in pair_corners(fan, four_index=True)] == [2] * len(meld)
+    assert len(pair_corners(fan, four_index=False)) == 2 * len(meld)
+
+
 def test_jokers_in_two_meld_rows_of_a_film_are_two_cards() -> None:
     """The boxes of that film: meld rows JK 9S 10S JS and 4H 5H JK 7H, 23 px apart along a row."""
     boxes = {

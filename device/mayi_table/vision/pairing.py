@@ -464,11 +464,17 @@ def _alternatives(corners: Sequence[Corner], name: str) -> Readings:
     return tuple(sorted(best.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def pair_corners(corners: Sequence[Corner], image_size: tuple[int, int] | None = None) -> list[PhysicalCard]:
+def pair_corners(
+    corners: Sequence[Corner], image_size: tuple[int, int] | None = None, four_index: bool | None = None
+) -> list[PhysicalCard]:
     """Group corner detections into physical cards (image_size = (width, height) clips card boxes).
+    `four_index`: whether the deck prints its index in all four corners (its cards' edges pair); None:
+    as the table shows it (some card showing three or four indices).
 
     Cards come out in reading order (top to bottom, then left to right, by box).
     """
+    if four_index is not None:
+        return _grouped(corners, image_size, edges=four_index)
     cards = _grouped(corners, image_size, edges=True)
     if any(len(c.corners) > 2 for c in cards):
         return cards  # a four-index deck is on the table: its cards' edges pair too

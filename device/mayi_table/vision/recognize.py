@@ -66,12 +66,15 @@ class Recognizer:
         backend: str = "onnx",
         two_stage: bool | None = None,
         min_confidence: float = MIN_CONFIDENCE,
+        four_index: bool | None = None,
         **detector_options: Any,
     ) -> None:
         """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads). `two_stage`: use the
         index classifier (default: when the model folder has one for this backend). `min_confidence`:
-        the classifier's readings below it are no card."""
+        the classifier's readings below it are no card. `four_index`: whether the deck prints its index
+        in all four corners (None: as each image shows it; see `pair_corners`)."""
         self.min_confidence = min_confidence
+        self.four_index = four_index
         if two_stage is None:
             two_stage = has_index_model(model_dir, backend)
         self.classifier = IndexClassifier(model_dir, backend, detector_options.get("threads")) if two_stage else None
@@ -89,7 +92,7 @@ class Recognizer:
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         """The physical cards in an image, in reading order."""
         image = as_bgr(image_bgr)
-        return pair_corners(self.corners(image), (image.shape[1], image.shape[0]))
+        return pair_corners(self.corners(image), (image.shape[1], image.shape[0]), self.four_index)
 
     def recognize_file(self, path: Path | str) -> list[PhysicalCard]:
         """Load an image file (EXIF-upright) and recognise it; raises ImageLoadError for unreadable files."""

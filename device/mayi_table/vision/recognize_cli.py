@@ -53,6 +53,11 @@ def recognize(
         DEFAULT_MODEL_DIR, "--model", help="Model folder (corners.onnx, corners_ncnn_model/, corners.pt, model.yaml)."
     ),
     conf: float | None = typer.Option(None, "--conf", min=0.0, max=1.0, help="Corner confidence threshold."),
+    four_index: bool | None = typer.Option(
+        None,
+        "--four-index/--two-index",
+        help="The deck prints its index in all four corners, or in two (default: as each image shows it).",
+    ),
 ) -> None:
     """Recognise the cards in photos: one line per image (boxes in pixels of the upright image)."""
     from .recognize import ImageLoadError, Recognizer, card_record, load_image
@@ -62,7 +67,7 @@ def recognize(
         _error(f"unknown backend {backend!r} (choose one of {', '.join(BACKENDS)})")
         raise typer.Exit(2)
     try:
-        recognizer = Recognizer(model, backend, conf=conf)
+        recognizer = Recognizer(model, backend, conf=conf, four_index=four_index)
     except ModelError as e:
         _error(str(e))
         raise typer.Exit(2) from None
