@@ -157,7 +157,7 @@ def test_a_fan_of_four_index_cards_is_one_card_per_edge(angle: float) -> None:
     meld = ["7H", "7H", "7S", "8H", "7H"]
     t = math.radians(angle)
     top = (700 + 4 * math.cos(t) * 18 * 2.0, 500 - 4 * math.sin(t) * 18 * 2.0)
-    _, tr, br, _ = four_index_corners(meld[-1], top, angle, 2.0)
+    _, br, tr, _ = four_index_corners(meld[-1], top, angle, 2.0)
     cards = pair_corners(fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True) + [tr, br])
     assert Counter(c.card for c in cards) == Counter(meld)
     assert sorted(len(c.corners) for c in cards) == [2, 2, 2, 2, 4]
@@ -227,6 +227,27 @@ def test_copies_in_two_overlapping_runs_stay_apart(angle: float, step_mm: float,
     )
     cards = pair_corners(corners)
     assert Counter(c.card for c in cards) == Counter({"8C": 1, "9C": 2, "10C": 2, "JC": 2, "QC": 2})
+
+
+@pytest.mark.parametrize("angle", [0.0, 90.0, 180.0])
+def test_edges_fitting_the_tables_scale_pair_without_a_card_showing_four(angle: float) -> None:
+    """A four-index fan whose top card shows only its two diagonal indices: that card gives the
+    table's scale, at which the other cards' edges fit, so they pair. Two overlapping meld runs whose
+    last card shows both corners: their copies lie far closer than an edge at that scale."""
+    meld = ["7H", "7S", "8H", "9C"]
+    t = math.radians(angle)
+    fan = fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True)
+    top = (700 + 3 * math.cos(t) * 36, 500 - 3 * math.sin(t) * 36)
+    _, br, _, bl = four_index_corners(meld[-1], top, angle, 2.0)
+    fan = [c for c in fan if c.box != bl.box] + [br]
+    assert sorted(len(c.corners) for c in pair_corners(fan)) == [2] * len(meld)
+    ppm = 1.2
+    upper, lower = (600.0, 500.0), (600.0 + math.sin(t) * 40 * ppm, 500.0 + math.cos(t) * 40 * ppm)
+    runs = fan_corners(["8C", "9C", "10C", "JC", "QC"], upper, angle, 19, ppm)
+    runs += fan_corners(["9C", "10C", "JC", "QC"], lower, angle, 19, ppm)
+    last = (lower[0] + 3 * math.cos(t) * 19 * ppm, lower[1] - 3 * math.sin(t) * 19 * ppm)
+    runs.append(card_corners("QC", last, angle, ppm)[1])
+    assert Counter(c.card for c in pair_corners(runs)) == Counter({"8C": 1, "9C": 2, "10C": 2, "JC": 2, "QC": 2})
 
 
 def test_the_deck_kind_may_be_given() -> None:

@@ -107,6 +107,7 @@ EXACT_MATCHING_LIMIT = 14  # corners of one face matched exactly; more are match
 RECTANGLE_TOLERANCE = 0.15  # four indices of one card: diagonals equal and crossing at their middles, to this share
 ASPECT_TOLERANCE = 1.3  # ... and the sides in a card's index-to-index proportion, off by at most this factor
 SIDE_DISTANCE_TOLERANCE = 1.5  # two indices along one edge: distance off by at most this factor
+SCALED_SIDE_TOLERANCE = 1.25  # ... or this factor from the length the table's scale gives an edge
 
 
 @dataclass(frozen=True)
@@ -217,10 +218,11 @@ def _shape_error(boxes: Sequence[Box], c: float, s: float, geo: IndexGeometry) -
     return miss / SHAPE_TOLERANCE
 
 
-def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> float | None:
+def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float | None = None) -> float | None:
     """The cost (0 .. 1) of two corners of one face being two indices along one edge of a four-index
     card (top-left and bottom-left, or top-left and top-right); None when they cannot be, or when
-    another corner in `others` lies between them."""
+    another corner in `others` lies between them. `scale`: the table's pixels per mm, where known
+    from its cards' diagonals (else the boxes' size gives it, more loosely)."""
     if a.card != b.card or min(*_size(a.box), *_size(b.box)) <= 0:
         return None
     size_err = _size_error(a.box, b.box)
@@ -239,8 +241,9 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> float | Non
     # along the long edge the line runs with the index's height, along the short edge across it
     for c, s, edge_mm in ((along_y, along_x, 2 * oy), (along_x, along_y, 2 * ox)):
         px_per_mm = ((aw + ah + bw + bh) / 2) / ((geo.width_mm + geo.height_mm) * (c + s))
-        ratio = distance / (edge_mm * px_per_mm)
-        dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(SIDE_DISTANCE_TOLERANCE)
+        ratio = distance / (edge_mm * (scale or px_per_mm))
+        tolerance = SCALED_SIDE_TOLERANCE if scale else SIDE_DISTANCE_TOLERANCE
+        dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(tolerance)
         shape_err = _shape_error((a.box, b.box), c, s, geo)
         if dist_err < 1 and shape_err < 1:
             cost = (size_err + dist_err + shape_err) / 3
@@ -478,11 +481,24 @@ def pair_corners(
     cards = _grouped(corners, image_size, edges=True)
     if any(len(c.corners) > 2 for c in cards):
         return cards  # a four-index deck is on the table: its cards' edges pair too
-    return _grouped(corners, image_size, edges=False)
+    scales = [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
+    if not scales:
+        return _grouped(corners, image_size, edges=False)
+    # edges whose length fits the table's scale may still be a four-index deck's
+    return _grouped(corners, image_size, edges=True, scale=float(np.median(scales)))
 
 
-def _grouped(corners: Sequence[Corner], image_size: tuple[int, int] | None, edges: bool) -> list[PhysicalCard]:
-    """The physical cards of `corners`; two indices along one card's edge pair only when `edges`."""
+def _diagonal_scale(card: PhysicalCard) -> float:
+    """Pixels per mm of a card whose two diagonal indices were seen."""
+    a, b = (_centre(k.box) for k in card.corners)
+    return math.dist(a, b) / index_geometry(card.card).pair_distance_mm
+
+
+def _grouped(
+    corners: Sequence[Corner], image_size: tuple[int, int] | None, edges: bool, scale: float | None = None
+) -> list[PhysicalCard]:
+    """The physical cards of `corners`; two indices along one card's edge pair only when `edges` (and
+    at the table's `scale`, where given)."""
     by_card: dict[str, list[Corner]] = defaultdict(list)
     for corner in corners:
         by_card[corner.card].append(corner)
@@ -497,7 +513,7 @@ def _grouped(corners: Sequence[Corner], image_size: tuple[int, int] | None, edge
                 if fit is not None:  # a diagonal also fits as an edge at some angles: it is a diagonal
                     fits[(i, j)] = fit
                     costs[(i, j)] = fit.cost
-                elif edges and (side := fit_side(group[i], group[j], corners)) is not None:
+                elif edges and (side := fit_side(group[i], group[j], corners, scale)) is not None:
                     costs[(i, j)] = side
         pairs = _match(costs, len(group))
         paired = {k for pair in pairs for k in pair}
