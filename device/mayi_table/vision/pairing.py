@@ -24,10 +24,15 @@ one card edge apart pair like a diagonal does (the left edge of a card in a fan 
 bottom-left indices), but only when nothing else was seen between them, where a fan of duplicates would
 show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
 corners form the rectangle of one card's indices (or a pair and a corner that make three of its
-corners) become one card. Edge pairs count only where the table shows such a deck, that is where some
-card shows three or four of its indices (a fan's top card, the pile's top card): with two-index decks,
-two copies in two overlapping meld runs (8C-QC above 9C-QC, one row down and one step along) would
-otherwise pair as one card's edge.
+corners) become one card. Edge pairs count where the table shows such a deck, that is where some card
+shows three or four of its indices (a fan's top card, the pile's top card), or where their length fits
+the table's scale measured on its cards' diagonals: with two-index decks, two copies in two overlapping
+meld runs (8C-QC above 9C-QC, one row down and one step along) would otherwise pair as one card's edge,
+far shorter than an edge at that scale.
+
+A card's second index misread as another face leaves two lone corners of different faces where one
+card's two indices would lie; when one's next reading is the other's face, they are one card, named by
+the face both readings make likeliest.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
