@@ -306,6 +306,19 @@ def test_a_court_cards_picture_is_not_a_second_copy(angle: float) -> None:
     assert Counter(c.card for c in other) == Counter({"QH": 1, "5D": 1})
 
 
+@pytest.mark.parametrize("angle", [0.0, 60.0, 180.0])
+def test_a_court_cards_picture_marks_do_not_crowd_its_face(angle: float) -> None:
+    """A KS on the pile whose picture shows two marks (its big K read KS, its spade read KC with next
+    reading KS) is one card: marks of its own face are no other cards lying on it."""
+    tl, br = card_corners("KS", (500, 500), angle, 2.0)
+    marks = [
+        Corner("KS", 0.9, (490.0, 470.0, 510.0, 500.0)),
+        Corner("KC", 0.6, (490.0, 505.0, 510.0, 530.0), (("KS", 0.3),)),
+    ]
+    kings = [c for c in pair_corners([tl, br, *marks]) if c.card == "KS"]
+    assert [len(c.corners) for c in kings] == [2]
+
+
 @pytest.mark.parametrize("angle", [0, 45, 90, 180])
 def test_one_index_found_twice_is_one_index(angle: float) -> None:
     """petras §02 (two or three decks): a second, smaller box of the same face lying on a card's

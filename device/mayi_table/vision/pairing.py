@@ -189,16 +189,19 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
     centre = ((ax + bx) / 2, (ay + by) / 2)
     scale = distance / geo.pair_distance_mm
     outline = card_outline(centre, theta, scale)
-    if sum(_on_face(o, outline, FACE_REACH) for o in others if not _on_either(o, a, b)) >= FACE_CROWD:
+    if sum(_on_face(o, outline, FACE_REACH) for o in others if not _part_of(o, a, b)) >= FACE_CROWD:
         return None
     cost = (size_err + dist_err + shape_err) / 3
     return PairFit(cost, theta, centre, scale)
 
 
-def _on_either(o: Corner, a: Corner, b: Corner) -> bool:
-    """Whether a mark is one of two corners, or a second reading of one (its centre on their box)."""
+def _part_of(o: Corner, a: Corner, b: Corner) -> bool:
+    """Whether a mark may be part of the card two corners make: one of them, a second reading of one
+    (its centre on their box), or a mark of their face (its picture: a court card's big rank and suit)."""
+    if o is a or o is b or _reading(o, a.card) >= JOIN_MIN:
+        return True
     x, y = _centre(o.box)
-    return o is a or o is b or any(k.box[0] <= x <= k.box[2] and k.box[1] <= y <= k.box[3] for k in (a, b))
+    return any(k.box[0] <= x <= k.box[2] and k.box[1] <= y <= k.box[3] for k in (a, b))
 
 
 def _size_error(a: Box, b: Box) -> float:
