@@ -152,6 +152,18 @@ def test_a_faint_reading_is_the_pile_top_only_when_nothing_surer_is() -> None:
     assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "KS"
 
 
+@pytest.mark.parametrize("misread_first", [True, False])
+def test_of_two_cards_new_on_the_pile_the_surer_reading_is_its_top(misread_first: bool) -> None:
+    """A JC discarded with its lower index misread JK 0.63: both appear on the pile at once, and the
+    surer reading is the card discarded, wherever it lies in the reading order."""
+    reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
+    x, y = 0.6 * SIZE[0], 0.5 * SIZE[1]
+    reader.feed([_card("3C", x, y)], None)
+    sure, misread = _card("JC", x - 20, y - 10), _card("JK", x + 40, y + 60, conf=0.63)
+    snap = reader.feed([misread, sure] if misread_first else [sure, misread], None)
+    assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "JC"
+
+
 def test_low_confidence_kept_and_carried() -> None:
     reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
     snap = reader.feed([_card("7H", 480, 430, 0.3)], None)

@@ -431,7 +431,9 @@ class TableReader:
         if two:
             top = discard[max(two)[2]]
         elif candidates:
-            top = discard[max((tr.born, k) for k, tr in candidates)[1]]
+            # of cards that appeared together, the surer reading is the top (a new JC whose other
+            # index reads JK 0.63 is a JC)
+            top = discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in candidates)[2]]
         stray = tuple(
             _seen(c, tr, None) for z, items in by_zone.items() if not z.startswith("seat:") for c, tr in items
         )
