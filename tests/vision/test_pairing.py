@@ -319,6 +319,16 @@ def test_a_court_cards_picture_marks_do_not_crowd_its_face(angle: float) -> None
     assert [len(c.corners) for c in kings] == [2]
 
 
+def test_a_jokers_word_found_as_two_overlapping_boxes_is_one_index() -> None:
+    """The detector may find a joker's long JOKER word as its upper and its lower part, two boxes
+    sharing half their area: one joker (a film read the run 8D JK 10D JD as holding two)."""
+    halves = [Corner("JK", 0.997, (1564.0, 240.0, 1570.0, 264.0)), Corner("JK", 0.999, (1565.0, 248.0, 1572.0, 271.0))]
+    assert len(pair_corners(halves)) == 1
+    # two jokers side by side in a fan overlap far less
+    fanned = [Corner("JK", 0.99, (1564.0, 240.0, 1570.0, 271.0)), Corner("JK", 0.99, (1586.0, 240.0, 1592.0, 271.0))]
+    assert len(pair_corners(fanned)) == 2
+
+
 @pytest.mark.parametrize("angle", [0, 45, 90, 180])
 def test_one_index_found_twice_is_one_index(angle: float) -> None:
     """petras §02 (two or three decks): a second, smaller box of the same face lying on a card's
@@ -363,7 +373,8 @@ def test_result_is_independent_of_input_order() -> None:
     rng = random.Random(7)
     corners: list[Corner] = []
     for i in range(6):
-        corners.extend(card_corners("7H", (300 + 170 * i, 300 + 40 * (i % 2)), rng.uniform(-180, 180), 2.0))
+        # flat cards far enough apart that no index lies on another card (which would cover it)
+        corners.extend(card_corners("7H", (300 + 200 * i, 300 + 40 * (i % 2)), rng.uniform(-180, 180), 2.0))
     corners.extend(fan_corners(["7H", "7H", "7H"], (200, 800), 5, 16))
     first = pair_corners(corners)
     for _ in range(5):

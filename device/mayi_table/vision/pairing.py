@@ -407,17 +407,28 @@ def _on_face(corner: Corner, outline: np.ndarray, reach: float) -> bool:
 SAME_INDEX_REACH = 0.3  # centres closer than this share of a box's diagonal: the same index
 
 
+SAME_INDEX_OVERLAP = 0.5  # boxes of one face sharing this much of the smaller one: the same index
+
+
 def _one_index_once(group: list[Corner]) -> list[Corner]:
-    """Drop a box of a face whose centre lies close to the middle of a bigger box of that face: the
-    detector found one index twice (the rank alone beside the whole index). Two cards' indices never
-    lie so close: a fan leaves each index whole."""
+    """Drop a box of a face whose centre lies close to the middle of a bigger box of that face, or that
+    shares half its area with one: the detector found one index twice (the rank alone beside the
+    whole index; a joker's long JOKER word as its upper and lower part). Two cards' indices never lie
+    so close: a fan leaves each index whole."""
     kept: list[Corner] = []
     for c in sorted(group, key=lambda c: (-_area(c.box), -c.confidence, c.box)):
         if not any(
-            math.dist(_centre(c.box), _centre(k.box)) < SAME_INDEX_REACH * math.hypot(*_size(k.box)) for k in kept
+            math.dist(_centre(c.box), _centre(k.box)) < SAME_INDEX_REACH * math.hypot(*_size(k.box))
+            or _shared(c.box, k.box) >= SAME_INDEX_OVERLAP * min(_area(c.box), _area(k.box))
+            for k in kept
         ):
             kept.append(c)
     return kept
+
+
+def _shared(a: Box, b: Box) -> float:
+    """The area two boxes share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _area(box: Box) -> float:
