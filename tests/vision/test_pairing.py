@@ -319,6 +319,22 @@ def test_a_court_cards_picture_marks_do_not_crowd_its_face(angle: float) -> None
     assert [len(c.corners) for c in kings] == [2]
 
 
+def test_copies_of_a_face_on_a_pairs_face_crowd_it() -> None:
+    """A run 5S JK 7S (its 5S next read 5C) above a group 5D 5C 5C: the 5S and the
+    far 5C sit where one card's two indices would, but the group's 5D and other 5C lie on that face,
+    away from its middle: they are copies, not its picture, and the 5S stays a card (a film read the
+    run as opening with 5C)."""
+    corners = [
+        Corner("5S", 0.94, (324.0, 770.0, 335.0, 788.0), (("5C", 0.15),)),
+        Corner("JK", 1.0, (346.0, 768.0, 354.0, 800.0)),
+        Corner("7S", 1.0, (370.0, 770.0, 380.0, 788.0)),
+        Corner("5D", 1.0, (327.0, 810.0, 337.0, 828.0)),
+        Corner("5C", 1.0, (351.0, 812.0, 361.0, 829.0)),
+        Corner("5C", 1.0, (371.0, 812.0, 382.0, 830.0)),
+    ]
+    assert Counter(c.card for c in pair_corners(corners)) == Counter({"5S": 1, "JK": 1, "7S": 1, "5D": 1, "5C": 2})
+
+
 def test_a_jokers_word_found_as_two_overlapping_boxes_is_one_index() -> None:
     """The detector may find a joker's long JOKER word as its upper and its lower part, two boxes
     sharing half their area: one joker (a film read the run 8D JK 10D JD as holding two)."""

@@ -189,16 +189,17 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
     centre = ((ax + bx) / 2, (ay + by) / 2)
     scale = distance / geo.pair_distance_mm
     outline = card_outline(centre, theta, scale)
-    if sum(_on_face(o, outline, FACE_REACH) for o in others if not _part_of(o, a, b)) >= FACE_CROWD:
+    if sum(_on_face(o, outline, FACE_REACH) and not _part_of(o, a, b, outline) for o in others) >= FACE_CROWD:
         return None
     cost = (size_err + dist_err + shape_err) / 3
     return PairFit(cost, theta, centre, scale)
 
 
-def _part_of(o: Corner, a: Corner, b: Corner) -> bool:
+def _part_of(o: Corner, a: Corner, b: Corner, outline: np.ndarray) -> bool:
     """Whether a mark may be part of the card two corners make: one of them, a second reading of one
-    (its centre on their box), or a mark of their face (its picture: a court card's big rank and suit)."""
-    if o is a or o is b or _reading(o, a.card) >= JOIN_MIN:
+    (its centre on their box), or a mark of their face in its middle (its picture: a court card's big
+    rank and suit; a copy's index elsewhere on the face is another card)."""
+    if o is a or o is b or (_reading(o, a.card) >= JOIN_MIN and _on_face(o, outline, ART_REACH / 2)):
         return True
     x, y = _centre(o.box)
     return any(k.box[0] <= x <= k.box[2] and k.box[1] <= y <= k.box[3] for k in (a, b))
@@ -565,7 +566,7 @@ def _grouped(
     return out
 
 
-JOIN_MIN = 0.05  # a corner's next reading at least this likely may name the card it shares with another
+JOIN_MIN = 0.1  # a corner's next reading at least this likely may name the card it shares with another
 
 
 def _reading(corner: Corner, name: str) -> float:
