@@ -320,10 +320,10 @@ def test_a_court_cards_picture_marks_do_not_crowd_its_face(angle: float) -> None
 
 
 def test_copies_of_a_face_on_a_pairs_face_crowd_it() -> None:
-    """A run 5S JK 7S (its 5S next read 5C) above a group 5D 5C 5C: the 5S and the
-    far 5C sit where one card's two indices would, but the group's 5D and other 5C lie on that face,
-    away from its middle: they are copies, not its picture, and the 5S stays a card (a film read the
-    run as opening with 5C)."""
+    """A run 5S JK 7S (its 5S next read 5C) above a group 5D 5C 5C: the 5S and the far 5C sit where
+    one card's two indices would, but the run's JK and 7S and the group's other 5C lie on that face,
+    the 5C away from its middle (a copy, not its picture): the 5S stays a card (a film read the run as
+    opening with 5C)."""
     corners = [
         Corner("5S", 0.94, (324.0, 770.0, 335.0, 788.0), (("5C", 0.15),)),
         Corner("JK", 1.0, (346.0, 768.0, 354.0, 800.0)),
