@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from mayi_table.vision.classes import Corner, PhysicalCard
+from mayi_table.vision.pairing import pair_corners
 from mayi_table.vision.render.game import ButtonPress, FilmFrame, GameFilm, oracle_cards
-from mayi_table.vision.table_reading import TableReader, Zones, ZonesError
+from mayi_table.vision.table_reading import MISREAD_CORNER_BELOW, TableReader, Zones, ZonesError
+
+from ..vision.helpers import card_corners
 
 SIZE = (960, 540)
 
@@ -162,6 +165,23 @@ def test_of_two_cards_new_on_the_pile_the_surer_reading_is_its_top(misread_first
     sure, misread = _card("JC", x - 20, y - 10), _card("JK", x + 40, y + 60, conf=0.63)
     snap = reader.feed([misread, sure] if misread_first else [sure, misread], None)
     assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "JC"
+
+
+@pytest.mark.parametrize("reading", [0.5, 1.0])
+def test_an_unsure_corner_where_the_pile_top_lost_one_is_that_card_misread(reading: float) -> None:
+    """A 5H on the pile seen whole, then by its upper index only, with its lower index read JK 0.5:
+    the top stays the 5H. A sure reading there is a card thrown on it (its index lands where the
+    5H had its own)."""
+    reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
+    centre = (0.6 * SIZE[0], 0.5 * SIZE[1])
+    whole = pair_corners(list(card_corners("5H", centre, 10.0, 1.0, confidence=(1.0, 1.0))))
+    assert [len(c.corners) for c in whole] == [2]
+    reader.feed(whole, None)
+    upper, lower = whole[0].corners
+    read = PhysicalCard("JK", reading, lower.box, (replace(lower, card="JK", confidence=reading),))
+    snap = reader.feed([PhysicalCard("5H", 1.0, upper.box, (upper,)), read], None)
+    assert snap is not None and snap.discard_top is not None
+    assert snap.discard_top.card == ("5H" if reading < MISREAD_CORNER_BELOW else "JK")
 
 
 def test_low_confidence_kept_and_carried() -> None:

@@ -328,6 +328,45 @@ def test_the_name_under_the_top_discarded_onto_the_pile_is_no_take(journal: Jour
     assert not ref.flags
 
 
+def _one_corner(name: str, x: float, conf: float) -> SeenCard:
+    return SeenCard(name, conf, (x, 300.0, x + 6, 310.0), (x + 3, 305.0), 1, next(_track))
+
+
+def test_an_unsure_lone_corner_on_the_pile_beside_its_top_is_no_discard(journal: Journal) -> None:
+    """Ann discards 5H; while Bob lays nothing, a card under it (or its own corner) reads JK 0.5 by one
+    corner and the reader makes it the top. The 5H still lies where it was: no discard (petras film
+    2000, round 1). A sure reading there is a discard."""
+    ref, table = dealt(journal)
+    five = card("5H", 480, 260)
+    table.top = five
+    ref.on_snapshot(table.snap(), table.t)
+    phantom = _one_corner("JK", 530, 0.5)
+    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (five, phantom), phantom, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 1)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "")
+    sure = _one_corner("7C", 530, 1.0)
+    snap = TableSnapshot(table.t + 2, 100, tuple(tuple(r) for r in table.rows), (five, sure), sure, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 2)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+
+
+def test_a_take_is_seen_when_the_card_under_shows_again_beside_a_misread_corner(journal: Journal) -> None:
+    """Bob takes Ann's JH; the 10S under it shows again where it lay, and a covered card's corner
+    reads JK 0.62, which the reader makes the top: a take, not a discard of JK (petras film 2000,
+    round 2)."""
+    ref, table = dealt(journal)
+    ten = card("10S", 480, 260)
+    table.top = ten
+    ref.on_snapshot(table.snap(), table.t)  # Ann discards 10S
+    table.top = card("JH", 490, 262)
+    ref.on_snapshot(table.snap(), table.t)  # Bob discards JH
+    misread = _one_corner("JK", 540, 0.62)
+    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (ten, misread), misread, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 1)  # Cy took JH
+    assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
+    assert not ref.flags
+
+
 def test_long_press_after_the_last_round_is_scored_flags_nothing(journal: Journal) -> None:
     """The seat that went out holds its button after the game's last round was scored already."""
     from mayi_table.rules.simulate import play_game

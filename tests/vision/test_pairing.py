@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -284,6 +285,18 @@ def test_a_cards_misread_second_index_is_joined_by_its_next_reading(angle: float
     assert [(c.card, len(c.corners)) for c in cards] == [("JS", 2)]
     unlikely = Corner("JC", 0.9, br.box, (("JS", JOIN_MIN / 2),))
     assert Counter(c.card for c in pair_corners([tl, unlikely])) == Counter({"JS": 1, "JC": 1})
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 180.0])
+def test_a_nine_whose_other_index_reads_six_is_one_card(angle: float) -> None:
+    """A 9H whose upper index reads 6H 0.61 (9H not among its next readings) and whose lower one reads
+    9H 0.999 is one 9H: a 6 upside down is a 9. Two other faces stay two cards."""
+    tl, br = card_corners("9H", (600, 500), angle, 2.0)
+    six = replace(tl, card="6H", confidence=0.61, alternatives=(("KH", 0.24),))
+    cards = pair_corners([six, replace(br, confidence=0.999)])
+    assert [(c.card, len(c.corners)) for c in cards] == [("9H", 2)]
+    other = pair_corners([replace(tl, card="6S", confidence=0.61), replace(br, confidence=0.999)])
+    assert Counter(c.card for c in other) == Counter({"9H": 1, "6S": 1})
 
 
 def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:

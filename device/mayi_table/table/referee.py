@@ -69,7 +69,7 @@ from ..rules.cards import Card
 from ..rules.engine import Game, IllegalMove
 from ..rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from ..rules.melds import Meld, position_rank
-from ..vision.table_reading import SeenCard, SeenMeld, TableSnapshot
+from ..vision.table_reading import MISREAD_CORNER_BELOW, SeenCard, SeenMeld, TableSnapshot
 from .claims import DEFAULT_LENGTH_S, ClaimDesk, _claimable
 from .rereading import (
     accepted,
@@ -561,6 +561,17 @@ class Referee:
             return "taken" if len(pile) == 1 and not snap.discard else "same"
         if self.ignored_top == (top.card, top.track):
             return "same"
+        if pile and top.card not in pile[-2:] and top.corners < 2 and top.confidence < MISREAD_CORNER_BELOW:
+            # a new name on top, read unsure by one corner only: a card thrown on the pile lies
+            # uncovered and shows both, so this is more likely a covered card read anew
+            def seen(k: int, s: TableSnapshot | None) -> bool:
+                held = self._top_at.get(k)
+                return s is not None and held is not None and any(_same_place(c, held) for c in s.discard)
+
+            if seen(len(pile) - 1, snap):
+                return "same"  # the journal's top still lies where it was: nothing covers it
+            if len(pile) >= 2 and not r.drawn and seen(len(pile) - 2, snap) and not seen(len(pile) - 2, self.last):
+                return "taken"  # the top went, and the card under it shows again where it lay on top
         if pile and top.card == pile[-1]:
             prev = self._prev_top
             # the same name on top, but another card (the reader gives a card an arm replaced a new

@@ -575,12 +575,19 @@ def _reading(corner: Corner, name: str) -> float:
     return next((p for n, p in corner.alternatives if n == name), 0.0)
 
 
+def _turned(name: str) -> str | None:
+    """The face an index of `name` reads as upside down, where that is another face (6H and 9H)."""
+    rank, suit = name[:-1], name[-1:]
+    return {"6": "9", "9": "6"}[rank] + suit if rank in ("6", "9") else None
+
+
 def _join_misread_diagonals(
     cards: list[PhysicalCard], corners: Sequence[Corner], image_size: tuple[int, int] | None
 ) -> list[PhysicalCard]:
     """Join two lone corners of different faces lying where one card's two indices would, when one's
     next reading (JOIN_MIN or more) is the other's face: one card whose second index was misread (a
-    JS's bottom index read JC 0.51, JS 0.49). The card takes the face both readings make likeliest."""
+    JS's bottom index read JC 0.51, JS 0.49), or when the two are a 6 and a 9 of one suit. The card
+    takes the face both readings make likeliest."""
     lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
     joins: list[tuple[float, int, int, str, PairFit]] = []
     for x, i in enumerate(lone):
@@ -588,8 +595,12 @@ def _join_misread_diagonals(
             a, b = cards[i].corners[0], cards[j].corners[0]
             if a.card == b.card:
                 continue
+            turned = _turned(a.card) == b.card
             for name in (a.card, b.card):
                 pa, pb = _reading(a, name), _reading(b, name)
+                if turned and name == max((a, b), key=lambda c: c.confidence).card:
+                    # a 6 read upside down is a 9: the surer index names the card
+                    pa, pb = max(pa, JOIN_MIN), max(pb, JOIN_MIN)
                 if min(pa, pb) < JOIN_MIN:
                     continue
                 fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)

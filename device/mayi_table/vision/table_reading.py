@@ -184,6 +184,28 @@ class _Track:
     cand_zone: str | None = None
     cand_count: int = 0
     box: Box = (0.0, 0.0, 0.0, 0.0)
+    whole: Box | None = None  # the card's box when last seen with both diagonal corners
+
+
+MISREAD_CORNER_BELOW = 0.9
+
+
+def _lost_corner_of(tr: _Track, items: list[tuple[PhysicalCard, _Track]]) -> bool:
+    """Whether `tr` (a card seen by one corner) lies where another card of `items`, seen with both
+    corners before and by one now, had its other corner."""
+    x, y = _centre(tr.box)
+    for c, other in items:
+        if other is tr or other.whole is None or other.born > tr.born or c.orientation is not None:
+            continue
+        (x1, y1, x2, y2), (cx, cy) = other.whole, _centre(c.box)
+        reach = max(c.box[2] - c.box[0], c.box[3] - c.box[1])
+        if math.dist((x, y), (x1 + x2 - cx, y1 + y2 - cy)) < reach:
+            return True
+    return False
+
+
+def _within(p: Point, box: Box) -> bool:
+    return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
 
 
 def _centre(box: Box) -> Point:
@@ -322,7 +344,8 @@ class TableReader:
             for j, tr in enumerate(self._tracks):
                 if tr.card == c.card:
                     d = math.dist(cc, tr.centre)
-                    if d < radius:
+                    # (a card seen whole, now by one corner, moved its box centre within its old box)
+                    if d < radius or (tr.whole is not None and _within(cc, tr.whole)):
                         pairs.append((d, i, j))
         pairs.sort()
         got: dict[int, _Track] = {}
@@ -361,6 +384,7 @@ class TableReader:
             tr.box = c.box
             tr.seen = self.frame_no
             if c.orientation is not None:  # both diagonal corners seen: nothing covers the card
+                tr.whole = c.box
                 if tr.two_since is None:
                     tr.two_since = self.frame_no
             else:
@@ -431,6 +455,15 @@ class TableReader:
         if two:
             top = discard[max(two)[2]]
         elif candidates:
+            # an unsure lone corner where a pile card that showed both corners has lost one is that
+            # card's corner misread (a 5H whose other index reads JK 0.5), not a card thrown on it (a
+            # sure one may be: a discard's index lands where the card under it had its own)
+            misread = {
+                k
+                for k, tr in candidates
+                if discard_items[k][0].confidence < MISREAD_CORNER_BELOW and _lost_corner_of(tr, discard_items)
+            }
+            candidates = [(k, tr) for k, tr in candidates if k not in misread] or candidates
             # of cards that appeared together, the surer reading is the top (a new JC whose other
             # index reads JK 0.63 is a JC)
             top = discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in candidates)[2]]
