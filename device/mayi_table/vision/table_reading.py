@@ -452,8 +452,20 @@ class TableReader:
         sure = [k for k, (c, _) in enumerate(discard_items) if c.confidence >= self.faint_below]
         candidates = [(k, discard_items[k][1]) for k in sure or range(len(discard_items))]
         two = [(tr.two_since, tr.born, k) for k, tr in candidates if tr.two_since is not None]
-        if two:
+        # a sure reading by one corner that appeared after the top came to show both lies on it (a
+        # discard whose other index is misread): cards under the top do not appear anew
+        later = [
+            (k, tr)
+            for k, tr in candidates
+            if two
+            and tr.two_since is None
+            and tr.born > max(two)[0]
+            and discard_items[k][0].confidence >= MISREAD_CORNER_BELOW
+        ]
+        if two and not later:
             top = discard[max(two)[2]]
+        elif later:
+            top = discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in later)[2]]
         elif candidates:
             # an unsure lone corner where a pile card that showed both corners has lost one is that
             # card's corner misread (a 5H whose other index reads JK 0.5), not a card thrown on it (a
