@@ -184,6 +184,19 @@ def test_an_unsure_corner_where_the_pile_top_lost_one_is_that_card_misread(readi
     assert snap.discard_top.card == ("5H" if reading < MISREAD_CORNER_BELOW else "JK")
 
 
+@pytest.mark.parametrize("reading", [0.98, 0.6])
+def test_a_sure_card_new_on_a_pile_whose_top_shows_both_corners_is_its_top(reading: float) -> None:
+    """A 5C thrown on a 4C that still shows both corners (petras film 2000, round 4), its lower index
+    misread: a sure 5C seen by one corner is the top; an unsure reading there leaves the 4C on top."""
+    reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
+    x, y = 0.6 * SIZE[0], 0.5 * SIZE[1]
+    four = pair_corners(list(card_corners("4C", (x, y), 5.0, 1.0, confidence=(1.0, 1.0))))
+    reader.feed(four, None)
+    snap = reader.feed([*four, _card("5C", x + 8, y - 50, conf=reading)], None)
+    assert snap is not None and snap.discard_top is not None
+    assert snap.discard_top.card == ("5C" if reading >= MISREAD_CORNER_BELOW else "4C")
+
+
 def test_low_confidence_kept_and_carried() -> None:
     reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
     snap = reader.feed([_card("7H", 480, 430, 0.3)], None)
