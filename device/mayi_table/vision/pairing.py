@@ -595,11 +595,11 @@ def _join_misread_diagonals(
             a, b = cards[i].corners[0], cards[j].corners[0]
             if a.card == b.card:
                 continue
-            turned = _turned(a.card) == b.card
+            # a 6 read upside down is a 9: the surer index names the card
+            turned = max(a, b, key=lambda c: c.confidence).card if _turned(a.card) == b.card else None
             for name in (a.card, b.card):
                 pa, pb = _reading(a, name), _reading(b, name)
-                if turned and name == max((a, b), key=lambda c: c.confidence).card:
-                    # a 6 read upside down is a 9: the surer index names the card
+                if name == turned:
                     pa, pb = max(pa, JOIN_MIN), max(pb, JOIN_MIN)
                 if min(pa, pb) < JOIN_MIN:
                     continue

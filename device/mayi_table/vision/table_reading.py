@@ -187,7 +187,7 @@ class _Track:
     whole: Box | None = None  # the card's box when last seen with both diagonal corners
 
 
-MISREAD_CORNER_BELOW = 0.9
+MISREAD_CORNER_BELOW = 0.9  # a pile card read by one corner below this may be another card's index misread
 
 
 def _lost_corner_of(tr: _Track, items: list[tuple[PhysicalCard, _Track]]) -> bool:
@@ -452,20 +452,27 @@ class TableReader:
         sure = [k for k, (c, _) in enumerate(discard_items) if c.confidence >= self.faint_below]
         candidates = [(k, discard_items[k][1]) for k in sure or range(len(discard_items))]
         two = [(tr.two_since, tr.born, k) for k, tr in candidates if tr.two_since is not None]
+
+        def newest(pool: list[tuple[int, _Track]]) -> SeenCard:
+            # of cards that appeared together, the surer reading is the top (a new JC whose other
+            # index reads JK 0.63 is a JC)
+            return discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in pool)[2]]
+
         # a sure reading by one corner that appeared after the top came to show both lies on it (a
         # discard whose other index is misread): cards under the top do not appear anew
+        since = max(two)[0] if two else None
         later = [
             (k, tr)
             for k, tr in candidates
-            if two
+            if since is not None
             and tr.two_since is None
-            and tr.born > max(two)[0]
+            and tr.born > since
             and discard_items[k][0].confidence >= MISREAD_CORNER_BELOW
         ]
-        if two and not later:
+        if later:
+            top = newest(later)
+        elif two:
             top = discard[max(two)[2]]
-        elif later:
-            top = discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in later)[2]]
         elif candidates:
             # an unsure lone corner where a pile card that showed both corners has lost one is that
             # card's corner misread (a 5H whose other index reads JK 0.5), not a card thrown on it (a
@@ -475,10 +482,7 @@ class TableReader:
                 for k, tr in candidates
                 if discard_items[k][0].confidence < MISREAD_CORNER_BELOW and _lost_corner_of(tr, discard_items)
             }
-            candidates = [(k, tr) for k, tr in candidates if k not in misread] or candidates
-            # of cards that appeared together, the surer reading is the top (a new JC whose other
-            # index reads JK 0.63 is a JC)
-            top = discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in candidates)[2]]
+            top = newest([(k, tr) for k, tr in candidates if k not in misread] or candidates)
         stray = tuple(
             _seen(c, tr, None) for z, items in by_zone.items() if not z.startswith("seat:") for c, tr in items
         )
