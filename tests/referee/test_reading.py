@@ -197,6 +197,26 @@ def test_a_sure_card_new_on_a_pile_whose_top_shows_both_corners_is_its_top(readi
     assert snap.discard_top.card == ("5C" if reading >= MISREAD_CORNER_BELOW else "4C")
 
 
+def test_a_card_deep_in_the_pile_coming_into_view_as_the_top_is_taken_is_not_the_top() -> None:
+    """A 6H taken off a 9C that shows both corners, and a 3D deep in the pile comes into view by one
+    corner in that frame (petras film 1000, round 3): the top is the 9C. A 3D seen only later is a
+    card thrown on it, its other index misread."""
+    for uncovered_with_take in (True, False):
+        reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
+        x, y = 0.6 * SIZE[0], 0.5 * SIZE[1]
+        nine = pair_corners(list(card_corners("9C", (x, y), 5.0, 1.0, confidence=(1.0, 1.0))))
+        six = pair_corners(list(card_corners("6H", (x + 12, y + 8), -4.0, 1.0, confidence=(1.0, 1.0))))
+        reader.feed(nine, None)
+        snap = reader.feed([*nine, *six], None)
+        assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "6H"
+        if not uncovered_with_take:
+            reader.feed(nine, None)
+            reader.feed(nine, None)
+        snap = reader.feed([*nine, _card("3D", x + 60, y - 40)], None)
+        assert snap is not None and snap.discard_top is not None
+        assert snap.discard_top.card == ("9C" if uncovered_with_take else "3D")
+
+
 def test_low_confidence_kept_and_carried() -> None:
     reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
     snap = reader.feed([_card("7H", 480, 430, 0.3)], None)

@@ -263,6 +263,8 @@ class TableReader:
         self._streak: tuple[Any, int] | None = None
         self._published: Any = None
         self.last: TableSnapshot | None = None
+        self._top_track: _Track | None = None  # the pile card read as the top in the last frame
+        self._top_gone = -10  # the frame in which that card was last found gone (taken)
 
     # ----- cover detection -------------------------------------------------------------
     def is_covered(self, frame: np.ndarray) -> bool:
@@ -452,6 +454,8 @@ class TableReader:
         sure = [k for k, (c, _) in enumerate(discard_items) if c.confidence >= self.faint_below]
         candidates = [(k, discard_items[k][1]) for k in sure or range(len(discard_items))]
         two = [(tr.two_since, tr.born, k) for k, tr in candidates if tr.two_since is not None]
+        if self._top_track is not None and all(tr is not self._top_track for _, tr in discard_items):
+            self._top_gone = self.frame_no
 
         def newest(pool: list[tuple[int, _Track]]) -> SeenCard:
             # of cards that appeared together, the surer reading is the top (a new JC whose other
@@ -459,7 +463,8 @@ class TableReader:
             return discard[max((tr.born, discard_items[k][0].confidence, k) for k, tr in pool)[2]]
 
         # a sure reading by one corner that appeared after the top came to show both lies on it (a
-        # discard whose other index is misread): cards under the top do not appear anew
+        # discard whose other index is misread): cards under the top do not appear anew, except as
+        # the top is taken (a card deep in the pile comes into view)
         since = max(two)[0] if two else None
         later = [
             (k, tr)
@@ -467,6 +472,7 @@ class TableReader:
             if since is not None
             and tr.two_since is None
             and tr.born > since
+            and abs(tr.born - self._top_gone) > 1
             and discard_items[k][0].confidence >= MISREAD_CORNER_BELOW
         ]
         if later:
@@ -483,6 +489,7 @@ class TableReader:
                 if discard_items[k][0].confidence < MISREAD_CORNER_BELOW and _lost_corner_of(tr, discard_items)
             }
             top = newest([(k, tr) for k, tr in candidates if k not in misread] or candidates)
+        self._top_track = next((tr for (_, tr), s in zip(discard_items, discard) if s is top), None)
         stray = tuple(
             _seen(c, tr, None) for z, items in by_zone.items() if not z.startswith("seat:") for c, tr in items
         )
