@@ -263,8 +263,8 @@ class TableReader:
         self._streak: tuple[Any, int] | None = None
         self._published: Any = None
         self.last: TableSnapshot | None = None
-        self._top_track: _Track | None = None  # the pile card read as the top in the last frame
-        self._top_gone = -10  # the frame in which that card was last found gone (taken)
+        self._top_id: int | None = None  # the track of the pile card read as the top in the last frame
+        self._top_gone = -10  # the frame in which that card was last found gone (taken, or replaced)
 
     # ----- cover detection -------------------------------------------------------------
     def is_covered(self, frame: np.ndarray) -> bool:
@@ -454,7 +454,7 @@ class TableReader:
         sure = [k for k, (c, _) in enumerate(discard_items) if c.confidence >= self.faint_below]
         candidates = [(k, discard_items[k][1]) for k in sure or range(len(discard_items))]
         two = [(tr.two_since, tr.born, k) for k, tr in candidates if tr.two_since is not None]
-        if self._top_track is not None and all(tr is not self._top_track for _, tr in discard_items):
+        if self._top_id is not None and all(tr.id != self._top_id for _, tr in discard_items):
             self._top_gone = self.frame_no
 
         def newest(pool: list[tuple[int, _Track]]) -> SeenCard:
@@ -489,7 +489,7 @@ class TableReader:
                 if discard_items[k][0].confidence < MISREAD_CORNER_BELOW and _lost_corner_of(tr, discard_items)
             }
             top = newest([(k, tr) for k, tr in candidates if k not in misread] or candidates)
-        self._top_track = next((tr for (_, tr), s in zip(discard_items, discard) if s is top), None)
+        self._top_id = next((tr.id for (_, tr), s in zip(discard_items, discard) if s is top), None)
         stray = tuple(
             _seen(c, tr, None) for z, items in by_zone.items() if not z.startswith("seat:") for c, tr in items
         )
