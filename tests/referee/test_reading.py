@@ -199,8 +199,8 @@ def test_a_sure_card_new_on_a_pile_whose_top_shows_both_corners_is_its_top(readi
 
 def test_a_card_deep_in_the_pile_coming_into_view_as_the_top_is_taken_is_not_the_top() -> None:
     """A 6H taken off a 9C that shows both corners, and a 3D deep in the pile comes into view by one
-    corner in that frame (petras film 1000, round 3): the top is the 9C. A 3D seen only later is a
-    card thrown on it, its other index misread."""
+    corner in that frame (petras film 1000, round 3): the top is the 9C, then and after the next take.
+    A 3D seen only later is a card thrown on it, its other index misread."""
     for uncovered_with_take in (True, False):
         reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
         x, y = 0.6 * SIZE[0], 0.5 * SIZE[1]
@@ -212,9 +212,14 @@ def test_a_card_deep_in_the_pile_coming_into_view_as_the_top_is_taken_is_not_the
         if not uncovered_with_take:
             reader.feed(nine, None)
             reader.feed(nine, None)
-        snap = reader.feed([*nine, _card("3D", x + 60, y - 40)], None)
+        deep = _card("3D", x + 60, y - 40)
+        snap = reader.feed([*nine, deep], None)
         assert snap is not None and snap.discard_top is not None
         assert snap.discard_top.card == ("9C" if uncovered_with_take else "3D")
+        if uncovered_with_take:  # the 6H thrown back on the 9C and taken again: the 3D is still under it
+            reader.feed([*nine, *six], None)
+            snap = reader.feed([*nine, deep], None)
+            assert snap is not None and snap.discard_top is not None and snap.discard_top.card == "9C"
 
 
 def test_low_confidence_kept_and_carried() -> None:

@@ -185,6 +185,7 @@ class _Track:
     cand_count: int = 0
     box: Box = (0.0, 0.0, 0.0, 0.0)
     whole: Box | None = None  # the card's box when last seen with both diagonal corners
+    uncovered: bool = False  # came into view as the pile top was taken: a card under it, not thrown on it
 
 
 MISREAD_CORNER_BELOW = 0.9  # a pile card read by one corner below this may be another card's index misread
@@ -456,6 +457,8 @@ class TableReader:
         two = [(tr.two_since, tr.born, k) for k, tr in candidates if tr.two_since is not None]
         if self._top_id is not None and all(tr.id != self._top_id for _, tr in discard_items):
             self._top_gone = self.frame_no
+        for _, tr in discard_items:
+            tr.uncovered = tr.uncovered or abs(tr.born - self._top_gone) <= 1
 
         def newest(pool: list[tuple[int, _Track]]) -> SeenCard:
             # of cards that appeared together, the surer reading is the top (a new JC whose other
@@ -472,7 +475,7 @@ class TableReader:
             if since is not None
             and tr.two_since is None
             and tr.born > since
-            and abs(tr.born - self._top_gone) > 1
+            and not tr.uncovered
             and discard_items[k][0].confidence >= MISREAD_CORNER_BELOW
         ]
         if later:
