@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mayi_table.rules.events import GameStart, RoundEnd
+from mayi_table.rules.events import Discard, GameStart, RoundEnd
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
 from mayi_table.vision.table_reading import SeenCard, SeenMeld, TableSnapshot
@@ -348,6 +348,22 @@ def test_an_unsure_lone_corner_on_the_pile_beside_its_top_is_no_discard(journal:
     snap = TableSnapshot(table.t + 2, 100, tuple(tuple(r) for r in table.rows), (five, sure), sure, (), IMAGE)
     ref.on_snapshot(snap, table.t + 2)
     assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+
+
+def test_two_unsure_corners_reading_one_new_name_on_the_pile_are_a_discard(journal: Journal) -> None:
+    """Bob throws an AC on Ann's 5H; its two indices, not paired, read AC 0.86 and AC 0.7 by one
+    corner each, and the 5H still shows: the readings agree, so it is Bob's discard (classic film
+    2001, round 3)."""
+    ref, table = dealt(journal)
+    five = card("5H", 480, 260)
+    table.top = five
+    ref.on_snapshot(table.snap(), table.t)
+    upper, lower = _one_corner("AC", 530, 0.86), _one_corner("AC", 570, 0.7)
+    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (five, upper, lower), lower, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 1)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+    last = journal.events()[-1]
+    assert isinstance(last, Discard) and last.card == "AC"
 
 
 def test_a_take_is_seen_when_the_card_under_shows_again_beside_a_misread_corner(journal: Journal) -> None:

@@ -561,7 +561,14 @@ class Referee:
             return "taken" if len(pile) == 1 and not snap.discard else "same"
         if self.ignored_top == (top.card, top.track):
             return "same"
-        if pile and top.card not in pile[-2:] and top.corners < 2 and top.confidence < MISREAD_CORNER_BELOW:
+        agreed = sum(c.card == top.card for c in snap.discard) >= 2  # both its corners read it, unpaired
+        if (
+            pile
+            and top.card not in pile[-2:]
+            and top.corners < 2
+            and top.confidence < MISREAD_CORNER_BELOW
+            and not agreed
+        ):
             # a new name on top, read unsure by one corner only: a card thrown on the pile lies
             # uncovered and shows both, so this is more likely a covered card read anew
             def seen(k: int, s: TableSnapshot | None) -> bool:
