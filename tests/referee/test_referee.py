@@ -332,20 +332,26 @@ def _one_corner(name: str, x: float, conf: float) -> SeenCard:
     return SeenCard(name, conf, (x, 300.0, x + 6, 310.0), (x + 3, 305.0), 1, next(_track))
 
 
-def test_an_unsure_lone_corner_on_the_pile_beside_its_top_is_no_discard(journal: Journal) -> None:
+@pytest.mark.parametrize(
+    ("misread", "sure"), [(("JK", 0.5), ("7C", 1.0)), (("JK", 0.8), ("3H", 0.88)), (("7C", 0.5), ("7C", 0.7))]
+)
+def test_an_unsure_lone_corner_on_the_pile_beside_its_top_is_no_discard(
+    journal: Journal, misread: tuple[str, float], sure: tuple[str, float]
+) -> None:
     """Ann discards 5H; while Bob lays nothing, a card under it (or its own corner) reads JK 0.5 by one
     corner and the reader makes it the top. The 5H still lies where it was: no discard (petras film
-    2000, round 1). A sure reading there is a discard."""
+    2000, round 1); so for a faint reading of another name. A fairly sure one there (a 3H 0.88, classic
+    film 2001, round 7) is a discard whose other index was missed."""
     ref, table = dealt(journal)
     five = card("5H", 480, 260)
     table.top = five
     ref.on_snapshot(table.snap(), table.t)
-    phantom = _one_corner("JK", 530, 0.5)
+    phantom = _one_corner(misread[0], 530, misread[1])
     snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (five, phantom), phantom, (), IMAGE)
     ref.on_snapshot(snap, table.t + 1)
     assert kinds(journal)[-1] == ("Discard", "Ann", "")
-    sure = _one_corner("7C", 530, 1.0)
-    snap = TableSnapshot(table.t + 2, 100, tuple(tuple(r) for r in table.rows), (five, sure), sure, (), IMAGE)
+    thrown = _one_corner(sure[0], 530, sure[1])
+    snap = TableSnapshot(table.t + 2, 100, tuple(tuple(r) for r in table.rows), (five, thrown), thrown, (), IMAGE)
     ref.on_snapshot(snap, table.t + 2)
     assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
 

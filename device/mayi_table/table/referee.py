@@ -84,6 +84,8 @@ from .rereading import (
     without_faint,
 )
 
+MISREAD_NEW_NAME_BELOW = 0.6  # a lone pile corner of a new name read below this may be a covered card's
+
 
 class JournalLike(Protocol):
     @property
@@ -562,11 +564,16 @@ class Referee:
         if self.ignored_top == (top.card, top.track):
             return "same"
         agreed = sum(c.card == top.card for c in snap.discard) >= 2  # both its corners read it, unpaired
+        # a covered card's index read anew comes out a joker (the reading of a mark the model cannot
+        # place), a card deeper in the pile, or faint; a new name read fairly sure (a 3H 0.88) is a
+        # discard whose other index was missed
+        misread_like = top.card == "JK" or top.card in pile or top.confidence < MISREAD_NEW_NAME_BELOW
         if (
             pile
             and top.card not in pile[-2:]
             and top.corners < 2
             and top.confidence < MISREAD_CORNER_BELOW
+            and misread_like
             and not agreed
         ):
             # a new name on top, read unsure by one corner only: a card thrown on the pile lies
