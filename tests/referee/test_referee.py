@@ -372,18 +372,21 @@ def test_two_unsure_corners_reading_one_new_name_on_the_pile_are_a_discard(journ
     assert isinstance(last, Discard) and last.card == "AC"
 
 
-def test_a_take_is_seen_when_the_card_under_shows_again_beside_a_misread_corner(journal: Journal) -> None:
+@pytest.mark.parametrize("misread", [("JK", 0.62), ("3D", 0.72)])
+def test_a_take_is_seen_when_the_card_under_shows_again_beside_a_misread_corner(
+    journal: Journal, misread: tuple[str, float]
+) -> None:
     """Bob takes Ann's JH; the 10S under it shows again where it lay, and a covered card's corner
-    reads JK 0.62, which the reader makes the top: a take, not a discard of JK (petras film 2000,
-    round 2)."""
+    reads JK 0.62 (or 3D 0.72), which the reader makes the top: a take, not a discard (petras film
+    2000, round 2)."""
     ref, table = dealt(journal)
     ten = card("10S", 480, 260)
     table.top = ten
     ref.on_snapshot(table.snap(), table.t)  # Ann discards 10S
     table.top = card("JH", 490, 262)
     ref.on_snapshot(table.snap(), table.t)  # Bob discards JH
-    misread = _one_corner("JK", 540, 0.62)
-    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (ten, misread), misread, (), IMAGE)
+    phantom = _one_corner(misread[0], 540, misread[1])
+    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (ten, phantom), phantom, (), IMAGE)
     ref.on_snapshot(snap, table.t + 1)  # Cy took JH
     assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
     assert not ref.flags

@@ -564,16 +564,11 @@ class Referee:
         if self.ignored_top == (top.card, top.track):
             return "same"
         agreed = sum(c.card == top.card for c in snap.discard) >= 2  # both its corners read it, unpaired
-        # a covered card's index read anew comes out a joker (the reading of a mark the model cannot
-        # place), a card deeper in the pile, or faint; a new name read fairly sure (a 3H 0.88) is a
-        # discard whose other index was missed
-        misread_like = top.card == "JK" or top.card in pile or top.confidence < MISREAD_NEW_NAME_BELOW
         if (
             pile
             and top.card not in pile[-2:]
             and top.corners < 2
             and top.confidence < MISREAD_CORNER_BELOW
-            and misread_like
             and not agreed
         ):
             # a new name on top, read unsure by one corner only: a card thrown on the pile lies
@@ -582,7 +577,11 @@ class Referee:
                 held = self._top_at.get(k)
                 return s is not None and held is not None and any(_same_place(c, held) for c in s.discard)
 
-            if seen(len(pile) - 1, snap):
+            # a covered card's index read anew comes out a joker (the reading of a mark the model
+            # cannot place), a card deeper in the pile, or faint; a new name read fairly sure (a 3H
+            # 0.88) beside a top that still shows is a discard whose other index was missed
+            misread_like = top.card == "JK" or top.card in pile or top.confidence < MISREAD_NEW_NAME_BELOW
+            if misread_like and seen(len(pile) - 1, snap):
                 return "same"  # the journal's top still lies where it was: nothing covers it
             if len(pile) >= 2 and not r.drawn and seen(len(pile) - 2, snap) and not seen(len(pile) - 2, self.last):
                 return "taken"  # the top went, and the card under it shows again where it lay on top
