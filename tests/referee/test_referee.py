@@ -372,12 +372,12 @@ def test_two_unsure_corners_reading_one_new_name_on_the_pile_are_a_discard(journ
     assert isinstance(last, Discard) and last.card == "AC"
 
 
-@pytest.mark.parametrize("misread", [("JK", 0.62), ("3D", 0.72)])
+@pytest.mark.parametrize("misread", [("JK", 0.62), ("8C", 0.72)])
 def test_a_take_is_seen_when_the_card_under_shows_again_beside_a_misread_corner(
     journal: Journal, misread: tuple[str, float]
 ) -> None:
     """Bob takes Ann's JH; the 10S under it shows again where it lay, and a covered card's corner
-    reads JK 0.62 (or 3D 0.72), which the reader makes the top: a take, not a discard (petras film
+    reads JK 0.62 (or 8C 0.72), which the reader makes the top: a take, not a discard (petras film
     2000, round 2)."""
     ref, table = dealt(journal)
     ten = card("10S", 480, 260)
