@@ -333,15 +333,16 @@ def _one_corner(name: str, x: float, conf: float) -> SeenCard:
 
 
 @pytest.mark.parametrize(
-    ("misread", "sure"), [(("JK", 0.5), ("7C", 1.0)), (("JK", 0.8), ("3H", 0.88)), (("7C", 0.5), ("7C", 0.7))]
+    ("misread", "sure"), [(("JK", 0.5), ("7C", 1.0)), (("8C", 0.72), ("3H", 0.88)), (("JK", 0.85), ("7C", 0.85))]
 )
 def test_an_unsure_lone_corner_on_the_pile_beside_its_top_is_no_discard(
     journal: Journal, misread: tuple[str, float], sure: tuple[str, float]
 ) -> None:
     """Ann discards 5H; while Bob lays nothing, a card under it (or its own corner) reads JK 0.5 by one
     corner and the reader makes it the top. The 5H still lies where it was: no discard (petras film
-    2000, round 1); so for a faint reading of another name. A fairly sure one there (a 3H 0.88, classic
-    film 2001, round 7) is a discard whose other index was missed."""
+    2000, round 1); so for an unsure reading of another name (an 8C 0.72; a 3D 0.72 in petras film
+    2000, round 2). A fairly sure one there (a 3H 0.88, classic film 2001, round 7) is a discard whose
+    other index was missed."""
     ref, table = dealt(journal)
     five = card("5H", 480, 260)
     table.top = five

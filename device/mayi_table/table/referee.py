@@ -84,7 +84,7 @@ from .rereading import (
     without_faint,
 )
 
-MISREAD_NEW_NAME_BELOW = 0.6  # a lone pile corner of a new name read below this may be a covered card's
+MISREAD_NEW_NAME_BELOW = 0.8  # a lone pile corner of a new name read below this may be a covered card's
 
 
 class JournalLike(Protocol):
@@ -578,8 +578,8 @@ class Referee:
                 return s is not None and held is not None and any(_same_place(c, held) for c in s.discard)
 
             # a covered card's index read anew comes out a joker (the reading of a mark the model
-            # cannot place), a card deeper in the pile, or faint; a new name read fairly sure (a 3H
-            # 0.88) beside a top that still shows is a discard whose other index was missed
+            # cannot place), a card deeper in the pile, or unsure (a 3D 0.72); a new name read fairly
+            # sure (a 3H 0.88) beside a top that still shows is a discard whose other index was missed
             misread_like = top.card == "JK" or top.card in pile or top.confidence < MISREAD_NEW_NAME_BELOW
             if misread_like and seen(len(pile) - 1, snap):
                 return "same"  # the journal's top still lies where it was: nothing covers it
