@@ -197,6 +197,26 @@ def test_a_sure_card_new_on_a_pile_whose_top_shows_both_corners_is_its_top(readi
     assert snap.discard_top.card == ("5C" if reading >= MISREAD_CORNER_BELOW else "4C")
 
 
+@pytest.mark.parametrize("old_top_covered", [True, False])
+@pytest.mark.parametrize("pair_reading", [0.61, 0.95])
+def test_an_unsure_pair_new_on_the_pile_does_not_cover_a_sure_corner_new_with_it(
+    pair_reading: float, old_top_covered: bool
+) -> None:
+    """A 6S thrown on the pile: its lower index reads 6S 1.0, and marks of its face read as a JK pair
+    0.61 (petras film 2002 round 3; here a 9S pair, the name does not matter). Both appear at once;
+    the sure corner is the top, whether the old top still shows or went from view under it. A pair
+    read sure shows both corners and is the top."""
+    reader = TableReader(Zones.four_seats(), stable_frames=1, frame_size=SIZE)
+    x, y = 0.6 * SIZE[0], 0.5 * SIZE[1]
+    reader.feed([_card("QC", x - 30, y - 30)], None)
+    pair = pair_corners(list(card_corners("9S", (x, y), 5.0, 1.0, confidence=(pair_reading, pair_reading))))
+    assert [len(c.corners) for c in pair] == [2]
+    old_top = [] if old_top_covered else [_card("QC", x - 30, y - 30)]
+    snap = reader.feed([*old_top, *pair, _card("6S", x + 20, y + 30)], None)
+    assert snap is not None and snap.discard_top is not None
+    assert snap.discard_top.card == ("6S" if pair_reading < MISREAD_CORNER_BELOW else "9S")
+
+
 def test_a_card_deep_in_the_pile_coming_into_view_as_the_top_is_taken_is_not_the_top() -> None:
     """A 6H taken off a 9C that shows both corners, and a 3D deep in the pile comes into view by one
     corner in that frame (petras film 1000, round 3): the top is the 9C, then and after the next take.

@@ -150,6 +150,19 @@ def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
     assert len(cards) == 1 and set(cards[0].corners) == set(corners)
 
 
+def test_a_copys_index_where_a_flat_cards_pair_would_have_an_edge_is_another_card() -> None:
+    """Two meld rows overlapping at a seat (petras §03 melds; petras film 2001 round 2, the detector's
+    boxes): a run's 10H lies flat with both indices showing, and the set's 10H above it shows one
+    index. The three make a rectangle only with the 10H's diagonal as its edge, at an angle 37 degrees
+    off the one that diagonal gives the card: two cards, not one four-index card."""
+    run_bottom, run_top = Corner("10H", 1.0, (180, 319, 199, 334)), Corner("10H", 0.97, (255, 267, 276, 281))
+    set_index = Corner("10H", 0.99, (208, 216, 227, 229))
+    cards = pair_corners([run_bottom, run_top, set_index], (1920, 1080))
+    assert sorted(len(c.corners) for c in cards) == [1, 2]
+    flat = next(c for c in cards if len(c.corners) == 2)
+    assert set(flat.corners) == {run_bottom, run_top} and flat.orientation is not None
+
+
 @pytest.mark.parametrize("angle", [0, 25, 90, 180, -60])
 def test_a_fan_of_four_index_cards_is_one_card_per_edge(angle: float) -> None:
     """A fan leaves each card's left edge showing: its top-left and bottom-left indices, one card; its

@@ -24,7 +24,8 @@ one card edge apart pair like a diagonal does (the left edge of a card in a fan 
 bottom-left indices), but only when nothing else was seen between them, where a fan of duplicates would
 show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
 corners form the rectangle of one card's indices (or a pair and a corner that make three of its
-corners) become one card. Edge pairs count where the table shows such a deck, that is where some card
+corners) become one card, turned as a diagonal pair among them turns it (else the pair's diagonal
+would be the rectangle's edge: another copy's index lies where the fourth corner would). Edge pairs count where the table shows such a deck, that is where some card
 shows three or four of its indices (a fan's top card, the pile's top card), or where their length fits
 the table's scale measured on its cards' diagonals: with two-index decks, two copies in two overlapping
 meld runs (8C-QC above 9C-QC, one row down and one step along) would otherwise pair as one card's edge,
@@ -113,6 +114,7 @@ RECTANGLE_TOLERANCE = 0.15  # four indices of one card: diagonals equal and cros
 ASPECT_TOLERANCE = 1.3  # ... and the sides in a card's index-to-index proportion, off by at most this factor
 SIDE_DISTANCE_TOLERANCE = 1.5  # two indices along one edge: distance off by at most this factor
 SCALED_SIDE_TOLERANCE = 1.25  # ... or this factor from the length the table's scale gives an edge
+ANGLE_TOLERANCE = 20.0  # degrees: a rectangle of indices joined to a diagonal pair turns the card as the pair does
 
 
 @dataclass(frozen=True)
@@ -465,6 +467,14 @@ def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) ->
                     continue
                 orientation = _as_rectangle(a.corners + b.corners, name, others)
                 if orientation is None:
+                    continue
+                if any(
+                    c.orientation is not None
+                    and abs(normalise_orientation(c.orientation - orientation)) > ANGLE_TOLERANCE
+                    for c in (a, b)
+                ):
+                    # the pair's diagonal would be the rectangle's edge: another copy's index lies where
+                    # a fourth corner would (10H of a set above a run's 10H, petras film 2001)
                     continue
                 keep = a if a.outline is not None else b
                 keep_orientation = keep.orientation if keep.orientation is not None else orientation

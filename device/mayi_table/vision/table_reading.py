@@ -469,13 +469,16 @@ class TableReader:
         # discard whose other index is misread): cards under the top do not appear anew, except as
         # the top is taken (a card deep in the pile comes into view)
         since = max(two)[0] if two else None
+        # an unsure reading of both corners (a 6S's face read as a JK pair 0.61, petras film 2002 round
+        # 3) does not cover a sure corner that appeared with it, even as the old top went from view
+        unsure_two = bool(two) and discard_items[max(two)[2]][0].confidence < MISREAD_CORNER_BELOW
+        with_unsure = since if unsure_two and since is not None and max(two)[1] == since else None
         later = [
             (k, tr)
             for k, tr in candidates
             if since is not None
             and tr.two_since is None
-            and tr.born > since
-            and not tr.uncovered
+            and ((tr.born > since and not tr.uncovered) or tr.born == with_unsure)
             and discard_items[k][0].confidence >= MISREAD_CORNER_BELOW
         ]
         if later:
