@@ -489,3 +489,45 @@ def test_a_lay_off_seen_while_its_meld_is_misread_is_taken_when_the_meld_reads_r
     table.discard("JS")
     ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
+
+
+def test_a_reading_inside_a_runs_row_is_no_lay_off(journal: Journal) -> None:
+    """A run grows at either end only (petras §04, RULES "either end of a run"; jokers never move).
+    Bob's run 2S 3S 4S JK 6S reads an AC 0.51 between its JK and 6S while Cy draws (petras film 2001
+    round 2, where it was renamed AS and laid off): a mark of the run misread, flagged as unexplained
+    and never laid off. An AS Bob lays beyond its low end later is a lay-off."""
+    ref, table = dealt(journal)
+    opened_and_round_played(ref, table)
+    ann_goes_out(ref, table)
+    hands = {
+        "Bob": ("2C", "2D", "2H", "2S", "3C", "3D", "3H", "3S", "4C", "4D"),
+        "Cy": ("4H", "4S", "5C", "5D", "5S", "6C", "6D", "6H", "6S", "8C"),
+        "Dee": ("8D", "8H", "8S", "9C", "9D", "9H", "9S", "10C", "10D", "10H"),
+    }
+    for i, seat in ((1, "Bob"), (2, "Cy"), (3, "Dee")):
+        table.rows[i] = [row(*hands[seat], y=100 + 50 * i)]
+    ref.on_snapshot(table.snap(), table.t)
+    assert isinstance(journal.events()[-1], RoundEnd)
+    table.rows = [[] for _ in SEATS]  # round 2 (1 group + 1 run), Ann deals: Bob plays first
+    table.discard("KD")
+    ref.on_snapshot(table.snap(), table.t)
+    r = ref.game.round
+    assert r is not None and r.number == 2 and r.turn == "Bob"
+    table.rows[1] = [row("2S", "3S", "4S", "JK", "6S", y=140), row("9C", "9D", "9H", y=170)]
+    table.discard("KC")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Open", "Bob", ""), ("Discard", "Bob", "")]
+    run, group = table.rows[1]
+    inside = card("AC", 200 + 12 * 3.5, 140, conf=0.51)
+    table.rows[1] = [SeenMeld((*run.cards[:4], inside, run.cards[4])), group]
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Bob", "")
+    assert any("no move explains" in f.reason and "AC" in f.reason for f in ref.flags)
+    table.rows[1] = [run, group]
+    for name in ("QH", "QS", "QD"):  # Cy, Dee and Ann draw and discard
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    table.rows[1] = [SeenMeld((card("AS", 200 - 12, 140), *run.cards)), group]
+    table.discard("JD")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-3:] == [("Draw", "Bob", "stock"), ("LayOff", "Bob", ""), ("Discard", "Bob", "")]

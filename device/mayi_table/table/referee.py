@@ -499,13 +499,14 @@ class Referee:
     ]:
         """Engine melds matched to the rows of their owner's zone.
 
-        Returns (meld index -> (row, cards the row has beyond the meld)), rows matching no meld
-        (zone index, row), every unexplained card per zone (ignored ones left out), and the melds that
-        lost cards (a misreading), as (zone, what it no longer shows).
+        Returns (meld index -> (row, cards the row has beyond the meld; a run's beyond its ends)), rows
+        matching no meld (zone index, row), every unexplained card per zone (ignored ones left out), and
+        the melds that lost cards (a misreading), as (zone, what it no longer shows).
         """
         r = self.game.round
         assert r is not None
         matched: dict[int, tuple[SeenMeld, list[SeenCard]]] = {}
+        unlaid: list[tuple[int, SeenCard]] = []  # readings inside a run's row: no lay-off, unexplained
         used: set[tuple[int, int]] = set()
         lost: list[tuple[str, str]] = []
         for k, m in enumerate(r.table):
@@ -519,16 +520,26 @@ class Referee:
             row = snap.seats[zone][j]
             used.add((zone, j))
             rest, beyond = row_beyond(m, row)
-            extra = [row.cards[i] for i in beyond]
+            inside: list[SeenCard] = []
+            if m.kind == "run":
+                # a run grows at its ends only (jokers never move, petras §04): a new reading between
+                # its cards is a mark of one of them misread (an AC 0.51 between a run's JK and 6S)
+                held = [i for i in range(len(row.cards)) if i not in beyond]
+                if held:
+                    inside = [row.cards[i] for i in beyond if held[0] < i < held[-1]]
+            extra = [row.cards[i] for i in beyond if not any(row.cards[i] is c for c in inside)]
             if +rest:
                 gone = " ".join(sorted(rest.elements()))
                 lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)}) no longer shows {gone}"))
             matched[k] = (row, extra)
+            unlaid.extend((zone, c) for c in inside)
         new_rows = [(i, row) for i, rows in enumerate(snap.seats) for j, row in enumerate(rows) if (i, j) not in used]
         extras: dict[str, list[SeenCard]] = {}
         for k, (_row, extra) in matched.items():
             owner_zone = self.seats.index(r.table[k].owner)
             extras.setdefault(f"seat:{owner_zone}", []).extend(extra)
+        for zone, c in unlaid:
+            extras.setdefault(f"seat:{zone}", []).append(c)
         for i, row in new_rows:
             extras.setdefault(f"seat:{i}", []).extend(row.cards)
         if snap.stray:
