@@ -150,6 +150,21 @@ def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
     assert len(cards) == 1 and set(cards[0].corners) == set(corners)
 
 
+def test_an_index_read_joker_diagonal_to_a_lone_face_shaped_like_it_is_that_card() -> None:
+    """A 4C thrown on the pile (petras film 2001 round 3, the detector's boxes): its upper index reads
+    JK 0.84 (no other reading), its lower one 4C 0.63 (JK 0.31 next). The two boxes are alike and
+    shaped like a face's index, not a joker's (tall and narrow, as the table's jokers show): one 4C.
+    The jokers stay jokers."""
+    upper = Corner("JK", 0.84, (1110, 478, 1122, 502))
+    lower = Corner("4C", 0.63, (1166, 566, 1178, 591), (("JK", 0.31), ("AC", 0.04)))
+    jokers = [Corner("JK", 0.99, (349, 774, 357, 807)), Corner("JK", 1.0, (352, 819, 361, 856))]
+    cards = pair_corners([upper, lower, *jokers], (1920, 1080))
+    four = [c for c in cards if c.card == "4C"]
+    assert len(four) == 1 and set(four[0].corners) == {upper, lower}
+    assert four[0].confidence == pytest.approx(0.63) and four[0].orientation is not None
+    assert sorted(len(c.corners) for c in cards if c.card == "JK") == [1, 1]
+
+
 def test_a_copys_index_where_a_flat_cards_pair_would_have_an_edge_is_another_card() -> None:
     """Two meld rows overlapping at a seat (petras §03 melds; petras film 2001 round 2, the detector's
     boxes): a run's 10H lies flat with both indices showing, and the set's 10H above it shows one

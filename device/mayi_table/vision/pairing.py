@@ -25,15 +25,18 @@ bottom-left indices), but only when nothing else was seen between them, where a 
 show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
 corners form the rectangle of one card's indices (or a pair and a corner that make three of its
 corners) become one card, turned as a diagonal pair among them turns it (else the pair's diagonal
-would be the rectangle's edge: another copy's index lies where the fourth corner would). Edge pairs count where the table shows such a deck, that is where some card
-shows three or four of its indices (a fan's top card, the pile's top card), or where their length fits
-the table's scale measured on its cards' diagonals: with two-index decks, two copies in two overlapping
-meld runs (8C-QC above 9C-QC, one row down and one step along) would otherwise pair as one card's edge,
-far shorter than an edge at that scale.
+would be the rectangle's edge: another copy's index lies where the fourth corner would). Edge pairs
+count where the table shows such a deck, that is where some card shows three or four of its indices (a
+fan's top card, the pile's top card), or where their length fits the table's scale measured on its
+cards' diagonals: with two-index decks, two copies in two overlapping meld runs (8C-QC above 9C-QC,
+one row down and one step along) would otherwise pair as one card's edge, far shorter than an edge at
+that scale.
 
 A card's second index misread as another face leaves two lone corners of different faces where one
 card's two indices would lie; when one's next reading is the other's face, they are one card, named by
-the face both readings make likeliest.
+the face both readings make likeliest. An index read JK is a mark the model could not place: joined so
+to a corner whose next reading is JK, the card is that corner's face when their boxes fit its index
+better than a joker's (a joker's is taller and narrower).
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
@@ -597,7 +600,8 @@ def _join_misread_diagonals(
     """Join two lone corners of different faces lying where one card's two indices would, when one's
     next reading (JOIN_MIN or more) is the other's face: one card whose second index was misread (a
     JS's bottom index read JC 0.51, JS 0.49), or when the two are a 6 and a 9 of one suit. The card
-    takes the face both readings make likeliest."""
+    takes the face both readings make likeliest; joined to a JK, the face whose index the boxes fit
+    better."""
     lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
     joins: list[tuple[float, int, int, str, PairFit]] = []
     for x, i in enumerate(lone):
@@ -607,15 +611,24 @@ def _join_misread_diagonals(
                 continue
             # a 6 read upside down is a 9: the surer index names the card
             turned = max(a, b, key=lambda c: c.confidence).card if _turned(a.card) == b.card else None
+            joker = "JK" in (a.card, b.card)
+            fits: dict[str, tuple[float, PairFit]] = {}
             for name in (a.card, b.card):
                 pa, pb = _reading(a, name), _reading(b, name)
-                if name == turned:
+                if name == turned or (joker and name != "JK" and min(_reading(a, "JK"), _reading(b, "JK")) >= JOIN_MIN):
+                    # a mark read JK is one the model could not place: where the other's next reading
+                    # is JK too, the two are one card, which may be the other's face
                     pa, pb = max(pa, JOIN_MIN), max(pb, JOIN_MIN)
                 if min(pa, pb) < JOIN_MIN:
                     continue
                 fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)
                 if fit is not None:
-                    joins.append((pa * pb, i, j, name, fit))
+                    fits[name] = (pa * pb, fit)
+            if joker and len(fits) == 2:
+                # a joker's index is taller and narrower than a face's: the boxes' shape names the card
+                keep = min(fits, key=lambda n: (fits[n][1].cost, n))
+                fits = {keep: fits[keep]}
+            joins.extend((score, i, j, name, fit) for name, (score, fit) in fits.items())
     used: set[int] = set()
     out: list[PhysicalCard] = []
     for _score, i, j, name, fit in sorted(joins, key=lambda t: (-t[0], t[1], t[2], t[3])):
