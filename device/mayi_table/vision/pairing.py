@@ -611,23 +611,23 @@ def _join_misread_diagonals(
                 continue
             # a 6 read upside down is a 9: the surer index names the card
             turned = max(a, b, key=lambda c: c.confidence).card if _turned(a.card) == b.card else None
-            joker = "JK" in (a.card, b.card)
             fits: dict[str, tuple[float, PairFit]] = {}
             for name in (a.card, b.card):
                 pa, pb = _reading(a, name), _reading(b, name)
-                if name == turned or (joker and name != "JK" and min(_reading(a, "JK"), _reading(b, "JK")) >= JOIN_MIN):
-                    # a mark read JK is one the model could not place: where the other's next reading
-                    # is JK too, the two are one card, which may be the other's face
+                if name == turned:
                     pa, pb = max(pa, JOIN_MIN), max(pb, JOIN_MIN)
                 if min(pa, pb) < JOIN_MIN:
                     continue
                 fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)
                 if fit is not None:
                     fits[name] = (pa * pb, fit)
-            if joker and len(fits) == 2:
-                # a joker's index is taller and narrower than a face's: the boxes' shape names the card
-                keep = min(fits, key=lambda n: (fits[n][1].cost, n))
-                fits = {keep: fits[keep]}
+            face = next((n for n in (a.card, b.card) if n != "JK"), None)
+            if "JK" in fits and face is not None:
+                # a mark read JK is one the model could not place, and a joker's index is taller and
+                # narrower than a face's: the card is the face where the boxes fit its index better
+                fit = fit_pair(replace(a, card=face), replace(b, card=face), corners)
+                if fit is not None and fit.cost < fits["JK"][1].cost:
+                    fits = {face: (max(fits.get(face, (0.0, fit))[0], fits["JK"][0]), fit)}
             joins.extend((score, i, j, name, fit) for name, (score, fit) in fits.items())
     used: set[int] = set()
     out: list[PhysicalCard] = []
