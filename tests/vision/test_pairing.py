@@ -150,15 +150,18 @@ def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
     assert len(cards) == 1 and set(cards[0].corners) == set(corners)
 
 
-def test_an_index_read_joker_diagonal_to_a_lone_face_shaped_like_it_is_that_card() -> None:
+@pytest.mark.parametrize("lower_read_twice", [False, True])
+def test_an_index_read_joker_diagonal_to_a_lone_face_shaped_like_it_is_that_card(lower_read_twice: bool) -> None:
     """A 4C thrown on the pile (petras film 2001 round 3, the detector's boxes): its upper index reads
     JK 0.84 (no other reading), its lower one 4C 0.63 (JK 0.31 next). The two boxes are alike and
     shaped like a face's index, not a joker's (tall and narrow, as the table's jokers show): one 4C.
-    The jokers stay jokers."""
+    In the film's frames the lower index was also found, a little taller, as JK 0.57: that box is the
+    4C's index read twice, not a joker's second index. The jokers stay jokers."""
     upper = Corner("JK", 0.84, (1110, 478, 1122, 502))
     lower = Corner("4C", 0.63, (1166, 566, 1178, 591), (("JK", 0.31), ("AC", 0.04)))
+    twice = [Corner("JK", 0.57, (1170, 567, 1184, 600))] if lower_read_twice else []
     jokers = [Corner("JK", 0.99, (349, 774, 357, 807)), Corner("JK", 1.0, (352, 819, 361, 856))]
-    cards = pair_corners([upper, lower, *jokers], (1920, 1080))
+    cards = pair_corners([upper, lower, *twice, *jokers], (1920, 1080))
     four = [c for c in cards if c.card == "4C"]
     assert len(four) == 1 and set(four[0].corners) == {upper, lower}
     assert four[0].confidence == pytest.approx(0.63) and four[0].orientation is not None
