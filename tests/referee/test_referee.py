@@ -531,3 +531,40 @@ def test_a_reading_inside_a_runs_row_is_no_lay_off(journal: Journal) -> None:
     table.discard("JD")
     ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-3:] == [("Draw", "Bob", "stock"), ("LayOff", "Bob", ""), ("Discard", "Bob", "")]
+
+
+@pytest.mark.parametrize("thrown_name", ["5C", "KS"])
+def test_a_card_thrown_on_the_top_that_the_reader_took_for_a_card_under_it_is_the_discard(
+    journal: Journal, thrown_name: str
+) -> None:
+    """Ann discards a 4C; Bob throws a card on it, which changes the 4C's pixels, so the reader gives
+    the 4C a new track (as for another 4C put there) and makes it the top, the thrown card's sure lone
+    corner being taken for a card under the pile (petras film 2000 round 4: a 5C on a 4C; classic film
+    2000 round 3: a JS on a KD, a JS lying deeper in the pile). The thrown card is Bob's discard, not
+    another 4C, and it stays the top while the reader shows the 4C; a take of it uncovers the 4C."""
+    ref, table = dealt(journal)
+    if thrown_name == "KS":  # a card of the thrown card's name deeper in the pile
+        table.discard("KS")
+        ref.on_snapshot(table.snap(), table.t)
+        table.discard("9D")
+        ref.on_snapshot(table.snap(), table.t)
+        table.discard("9H")
+        ref.on_snapshot(table.snap(), table.t)
+        table.discard("9S")
+        ref.on_snapshot(table.snap(), table.t)  # Ann again
+    four = card("4C", 480, 260)
+    table.top = four
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "")
+    rows = tuple(tuple(r) for r in table.rows)
+    changed, thrown = card("4C", 480, 260), _one_corner(thrown_name, 540, 0.98)  # a new track for the 4C
+    for k in range(2):  # the reader shows it so while nothing moves
+        ref.on_snapshot(
+            TableSnapshot(table.t + 1 + k, 99 + k, rows, (changed, thrown), changed, (), IMAGE), table.t + 1
+        )
+        assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+        last = journal.events()[-1]
+        assert isinstance(last, Discard) and last.card == thrown_name
+    ref.on_snapshot(TableSnapshot(table.t + 3, 101, rows, (changed,), changed, (), IMAGE), table.t + 3)
+    assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
+    assert not ref.flags

@@ -177,6 +177,7 @@ class Referee:
         self._old_top_track: int | None = None  # the discard top when the last round ended
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
         self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
+        self._thrown: tuple[int, int] | None = None  # (track of a card thrown on the top, track of that top)
 
     # ----- journaling ------------------------------------------------------------------
     def _commit(self, ev: Event, source: str, now: float, snap: TableSnapshot | None, region: list[SeenCard]) -> bool:
@@ -230,6 +231,7 @@ class Referee:
             self.claims.set_game(game)
         self.ignored.clear()
         self.ignored_top = None
+        self._thrown = None
         self._noted.clear()
         if self.lost:
             self.lost = False
@@ -295,7 +297,7 @@ class Referee:
 
     def _process(self, snap: TableSnapshot, now: float) -> None:
         g = self.game
-        snap = self._reread(snap)
+        snap = self._thrown_top(self._reread(snap))
         try:
             if g.complete:
                 return
@@ -564,6 +566,46 @@ class Referee:
                 free.remove(k)
                 aside[k] = c
         return keep
+
+    def _thrown_top(self, snap: TableSnapshot) -> TableSnapshot:
+        """The snapshot with the pile's top set to a card thrown on it where the reader took the top,
+        changed under the throw, for another card of its name.
+
+        A card thrown on the top changes the top's pixels: the reader gives it a new track, as it does
+        for a card of that name put there, and takes a sure lone corner that appeared with it for a
+        card under the pile (as the cards a take uncovers are). With the journal's pile unchanged since
+        the last snapshot (no take), a sure corner of another name, newer than the top was, is the card
+        thrown (a JS on a KD, classic film 2000 round 3; a 5C on a 4C, petras film 2000 round 4), and
+        stays the top while the reader shows the covered card as top."""
+        r = self.game.round
+        top = snap.discard_top
+        if r is None or r.over or not r.pile or top is None:
+            self._thrown = None
+            return snap
+        if self._thrown is not None:
+            thrown = next((c for c in snap.discard if c.track == self._thrown[0]), None)
+            if thrown is not None and top.track == self._thrown[1]:
+                return replace(snap, discard_top=thrown)
+            self._thrown = None
+        prev = self._prev_top
+        if (
+            prev is None
+            or top.card != r.pile[-1]
+            or prev.card != top.card
+            or prev.track == top.track
+            or tuple(r.pile) != self._pile_at_last
+        ):
+            return snap
+        new = [
+            c
+            for c in snap.discard
+            if c.card != top.card and c.corners < 2 and c.confidence >= MISREAD_CORNER_BELOW and c.track > prev.track
+        ]
+        if not new:
+            return snap
+        thrown = max(new, key=lambda c: (c.confidence, c.track))
+        self._thrown = (thrown.track, top.track)
+        return replace(snap, discard_top=thrown)
 
     def _pile_change(self, snap: TableSnapshot) -> str:
         r = self.game.round
