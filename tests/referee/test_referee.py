@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mayi_table.rules.events import Discard, GameStart, RoundEnd
+from mayi_table.rules.events import Discard, GameStart, LayOff, RoundEnd
 from mayi_table.table.journal import Journal
 from mayi_table.table.referee import Referee
 from mayi_table.vision.table_reading import SeenCard, SeenMeld, TableSnapshot
@@ -491,11 +492,9 @@ def test_a_lay_off_seen_while_its_meld_is_misread_is_taken_when_the_meld_reads_r
     assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
 
 
-def test_a_reading_inside_a_runs_row_is_no_lay_off(journal: Journal) -> None:
-    """A run grows at either end only (petras §04, RULES "either end of a run"; jokers never move).
-    Bob's run 2S 3S 4S JK 6S reads an AC 0.51 between its JK and 6S while Cy draws (petras film 2001
-    round 2, where it was renamed AS and laid off): a mark of the run misread, flagged as unexplained
-    and never laid off. An AS Bob lays beyond its low end later is a lay-off."""
+def round_two(journal: Journal) -> tuple[Referee, Table]:
+    """Round 1 played out (Ann goes out, the others' hands spread) and round 2 dealt (1 group + 1
+    run; Ann deals, so Bob plays first)."""
     ref, table = dealt(journal)
     opened_and_round_played(ref, table)
     ann_goes_out(ref, table)
@@ -508,11 +507,20 @@ def test_a_reading_inside_a_runs_row_is_no_lay_off(journal: Journal) -> None:
         table.rows[i] = [row(*hands[seat], y=100 + 50 * i)]
     ref.on_snapshot(table.snap(), table.t)
     assert isinstance(journal.events()[-1], RoundEnd)
-    table.rows = [[] for _ in SEATS]  # round 2 (1 group + 1 run), Ann deals: Bob plays first
+    table.rows = [[] for _ in SEATS]
     table.discard("KD")
     ref.on_snapshot(table.snap(), table.t)
     r = ref.game.round
     assert r is not None and r.number == 2 and r.turn == "Bob"
+    return ref, table
+
+
+def test_a_reading_inside_a_runs_row_is_no_lay_off(journal: Journal) -> None:
+    """A run grows at either end only (petras §04, RULES "either end of a run"; jokers never move).
+    Bob's run 2S 3S 4S JK 6S reads an AC 0.51 between its JK and 6S while Cy draws (petras film 2001
+    round 2, where it was renamed AS and laid off): a mark of the run misread, flagged as unexplained
+    and never laid off. An AS Bob lays beyond its low end later is a lay-off."""
+    ref, table = round_two(journal)
     table.rows[1] = [row("2S", "3S", "4S", "JK", "6S", y=140), row("9C", "9D", "9H", y=170)]
     table.discard("KC")
     ref.on_snapshot(table.snap(), table.t)
@@ -567,4 +575,27 @@ def test_a_card_thrown_on_the_top_that_the_reader_took_for_a_card_under_it_is_th
         assert isinstance(last, Discard) and last.card == thrown_name
     ref.on_snapshot(TableSnapshot(table.t + 3, 101, rows, (changed,), changed, (), IMAGE), table.t + 3)
     assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
+    assert not ref.flags
+
+
+def test_a_joker_laid_below_a_runs_joker_is_a_lay_off_whichever_reads_surer(journal: Journal) -> None:
+    """petras §04: Bob lays a JK below his run 3C JK 5C 6C (petras film 2002 round 6: JK as the 2C).
+    The run's own JK reads less sure than the new one, so the row's inner JK is the one beyond the
+    meld; two jokers may swap roles, so it is no misread mark inside the run but the lay-off."""
+    ref, table = round_two(journal)
+    table.rows[1] = [row("3C", "JK", "5C", "6C", y=140), row("9C", "9D", "9H", y=170)]
+    table.discard("KC")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Open", "Bob", ""), ("Discard", "Bob", "")]
+    run, group = table.rows[1]
+    for name in ("QH", "QS", "QD"):  # Cy, Dee and Ann draw and discard
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    inner = replace(run.cards[1], confidence=0.8)
+    table.rows[1] = [SeenMeld((card("JK", 200 - 12, 140), run.cards[0], inner, *run.cards[2:])), group]
+    table.discard("JD")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-3:] == [("Draw", "Bob", "stock"), ("LayOff", "Bob", ""), ("Discard", "Bob", "")]
+    lay = journal.events()[-2]
+    assert isinstance(lay, LayOff) and lay.cards == ("JK:2C",)
     assert not ref.flags

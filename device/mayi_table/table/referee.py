@@ -527,8 +527,11 @@ class Referee:
                 # a run grows at its ends only (jokers never move, petras §04): a new reading between
                 # its cards is a mark of one of them misread (an AC 0.51 between a run's JK and 6S)
                 held = [i for i in range(len(row.cards)) if i not in beyond]
+                names = {row.cards[i].card for i in held}
+                # (a name the meld holds too may be its card, the one at the end the new one: a JK laid
+                # below a run's JK, petras film 2002 round 6)
                 if held:
-                    inside = [row.cards[i] for i in beyond if held[0] < i < held[-1]]
+                    inside = [row.cards[i] for i in beyond if held[0] < i < held[-1] and row.cards[i].card not in names]
             extra = [row.cards[i] for i in beyond if not any(row.cards[i] is c for c in inside)]
             if +rest:
                 gone = " ".join(sorted(rest.elements()))
