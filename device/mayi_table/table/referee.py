@@ -522,22 +522,21 @@ class Referee:
             row = snap.seats[zone][j]
             used.add((zone, j))
             rest, beyond = row_beyond(m, row)
-            inside: list[SeenCard] = []
-            if m.kind == "run":
+            inside: set[int] = set()
+            held = [i for i in range(len(row.cards)) if i not in beyond]
+            if m.kind == "run" and held:
                 # a run grows at its ends only (jokers never move, petras §04): a new reading between
-                # its cards is a mark of one of them misread (an AC 0.51 between a run's JK and 6S)
-                held = [i for i in range(len(row.cards)) if i not in beyond]
-                names = {row.cards[i].card for i in held}
-                # (a name the meld holds too may be its card, the one at the end the new one: a JK laid
+                # its cards is a mark of one of them misread (an AC 0.51 between a run's JK and 6S); a
+                # name the meld holds too may be its card, the one at the end the new one (a JK laid
                 # below a run's JK, petras film 2002 round 6)
-                if held:
-                    inside = [row.cards[i] for i in beyond if held[0] < i < held[-1] and row.cards[i].card not in names]
-            extra = [row.cards[i] for i in beyond if not any(row.cards[i] is c for c in inside)]
+                names = {row.cards[i].card for i in held}
+                inside = {i for i in beyond if held[0] < i < held[-1] and row.cards[i].card not in names}
+            extra = [row.cards[i] for i in beyond if i not in inside]
             if +rest:
                 gone = " ".join(sorted(rest.elements()))
                 lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)}) no longer shows {gone}"))
             matched[k] = (row, extra)
-            unlaid.extend((zone, c) for c in inside)
+            unlaid.extend((zone, row.cards[i]) for i in sorted(inside))
         new_rows = [(i, row) for i, rows in enumerate(snap.seats) for j, row in enumerate(rows) if (i, j) not in used]
         extras: dict[str, list[SeenCard]] = {}
         for k, (_row, extra) in matched.items():
@@ -591,13 +590,7 @@ class Referee:
                 return replace(snap, discard_top=thrown)
             self._thrown = None
         prev = self._prev_top
-        if (
-            prev is None
-            or top.card != r.pile[-1]
-            or prev.card != top.card
-            or prev.track == top.track
-            or tuple(r.pile) != self._pile_at_last
-        ):
+        if prev is None or top.card != r.pile[-1] or not self._top_retracked(top):
             return snap
         new = [
             c
@@ -609,6 +602,20 @@ class Referee:
         thrown = max(new, key=lambda c: (c.confidence, c.track))
         self._thrown = (thrown.track, top.track)
         return replace(snap, discard_top=thrown)
+
+    def _top_retracked(self, top: SeenCard) -> bool:
+        """Whether the top reads the name the last snapshot's top did on another track (the reader gives
+        a card an arm replaced, or whose pixels a throw changed, a new track), with no button event
+        having changed the pile since (a take reveals a card too)."""
+        prev = self._prev_top
+        r = self.game.round
+        return (
+            prev is not None
+            and r is not None
+            and prev.card == top.card
+            and prev.track != top.track
+            and tuple(r.pile) == self._pile_at_last
+        )
 
     def _pile_change(self, snap: TableSnapshot) -> str:
         r = self.game.round
@@ -642,17 +649,8 @@ class Referee:
             if len(pile) >= 2 and not r.drawn and seen(len(pile) - 2, snap) and not seen(len(pile) - 2, self.last):
                 return "taken"  # the top went, and the card under it shows again where it lay on top
         if pile and top.card == pile[-1]:
-            prev = self._prev_top
-            # the same name on top, but another card (the reader gives a card an arm replaced a new
-            # track): a discard onto an identical card (only when no button event changed the pile
-            # since the last snapshot: a take reveals a card too)
-            replaced = (
-                prev is not None
-                and prev.card == top.card
-                and prev.track != top.track
-                and tuple(pile) == self._pile_at_last
-            )
-            if not replaced:
+            # the same name on top, but another card: a discard onto an identical card
+            if not self._top_retracked(top):
                 return "same"
             return "ambiguous" if len(pile) >= 2 and pile[-2] == top.card and not r.drawn else "new"
         if len(pile) >= 2 and top.card == pile[-2]:
