@@ -421,6 +421,27 @@ def test_another_card_named_like_the_one_under_the_top_is_a_discard(journal: Jou
     assert not ref.flags
 
 
+@pytest.mark.parametrize(
+    "turn, moves",
+    [(-1.95, [("Draw", "Cy", "stock"), ("Discard", "Cy", "")]), (4.4, [("Draw", "Cy", "discard")])],
+)
+def test_a_card_named_like_the_one_under_the_top_turned_otherwise_is_a_discard(
+    journal: Journal, turn: float, moves: list[tuple[str, str, str]]
+) -> None:
+    """Ann's QH lies turned 4.9 degrees; Bob throws 9D on it; Cy draws from the stock and throws another
+    QH that lands 7 px from where the first lay but turned -2.0 degrees: a card left lying keeps its
+    turn, so this QH is Cy's discard, not the first QH uncovered by a take of 9D (classic film 2000,
+    round 3). The first QH shown again as it lay (4.4 degrees) is a take."""
+    ref, table = dealt(journal)
+    table.top = replace(card("QH", 1112, 492), box=(1112, 492, 1192, 586), orientation=4.86)
+    ref.on_snapshot(table.snap(), table.t)  # Ann discards QH
+    table.top = card("9D", 1100, 480)
+    ref.on_snapshot(table.snap(), table.t)  # Bob discards 9D
+    table.top = replace(card("QH", 1119, 486), box=(1119, 486, 1189, 589), orientation=turn)
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-len(moves) :] == moves and not ref.flags
+
+
 def test_a_card_laid_off_where_a_flagged_phantom_was_named_alike_is_a_move(journal: Journal) -> None:
     """A JK misread beside Ann's melds is flagged and set aside (petras §04 lay-offs stand on it): while
     it shows in its place it stays aside, even under a new track; the real JK Ann lays off on her

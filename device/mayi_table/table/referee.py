@@ -69,6 +69,7 @@ from ..rules.cards import Card
 from ..rules.engine import Game, IllegalMove
 from ..rules.events import Deal, Discard, Draw, Event, GameStart, LayOff, Open, RoundEnd
 from ..rules.melds import Meld, position_rank
+from ..vision.pairing import normalise_orientation
 from ..vision.table_reading import MISREAD_CORNER_BELOW, SeenCard, SeenMeld, TableSnapshot
 from .claims import DEFAULT_LENGTH_S, ClaimDesk, _claimable
 from .rereading import (
@@ -928,13 +929,17 @@ def _same_place(a: SeenCard, b: SeenCard) -> bool:
     return b.box[0] <= cx <= b.box[2] and b.box[1] <= cy <= b.box[3]
 
 
-def _same_spot(a: SeenCard, b: SeenCard, share: float = 0.08) -> bool:
+def _same_spot(a: SeenCard, b: SeenCard, share: float = 0.08, turn_deg: float = 3.0) -> bool:
     """Whether two readings of a card lie in the same place and way round (box and leading index
-    within `share` of the card's size)."""
+    within `share` of the card's size, and turned alike within `turn_deg` where both turns are known:
+    a card left lying keeps its turn to a degree, one thrown there lands turned by chance)."""
     size = max(a.box[2] - a.box[0], a.box[3] - a.box[1], 1.0)
     tol = share * size
     if max(abs(u - v) for u, v in zip(a.box, b.box)) > tol:
         return False
+    if a.orientation is not None and b.orientation is not None:
+        if abs(normalise_orientation(a.orientation - b.orientation)) > turn_deg:
+            return False
     return max(abs(a.anchor[0] - b.anchor[0]), abs(a.anchor[1] - b.anchor[1])) <= tol
 
 

@@ -126,6 +126,7 @@ class SeenCard:
     corners: int
     track: int
     alternatives: Readings = ()  # the recogniser's next readings of it (see `PhysicalCard`)
+    orientation: float | None = None  # degrees, as `PhysicalCard.orientation` (known from two corners)
 
 
 @dataclass(frozen=True)
@@ -513,7 +514,7 @@ def _seen(c: PhysicalCard, tr: _Track, up: np.ndarray | None) -> SeenCard:
         centres = [_centre(k.box) for k in c.corners]
         # a fan leaves each card's leading index showing, the one farther from the seat
         anchor = max(centres, key=lambda p: float(np.dot(p, up))) if up is not None else centres[0]
-    return SeenCard(c.card, c.confidence, c.box, anchor, len(c.corners), tr.id, c.alternatives)
+    return SeenCard(c.card, c.confidence, c.box, anchor, len(c.corners), tr.id, c.alternatives, c.orientation)
 
 
 def _rows(items: list[tuple[PhysicalCard, _Track]], facing: float, faint_below: float = 0.0) -> tuple[SeenMeld, ...]:
