@@ -42,6 +42,8 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device"))
 
 from mayi_table.rules.events import Deal, Event, GameStart  # noqa: E402
@@ -186,13 +188,39 @@ def _recogniser(kind: str, model_dir: Path, threads: int | None = None, min_read
     if kind == "oracle":
         return lambda frame: oracle_cards(frame.labels)
     from mayi_table.vision.recognize import Recognizer
-    from mayi_table.vision.still_view import StillView
 
-    # as the device runs it: a still table is read once
-    rec = StillView(Recognizer(model_dir, kind, threads=threads, min_confidence=min_reading))
+    rec = Recognizer(model_dir, kind, threads=threads, min_confidence=min_reading)
     return lambda frame: rec.recognize(frame.image)
 
 
+class _FrameReader:
+    """The film frame being read, as a card reader of its image (a cache keys its answers by frame)."""
+
+    def __init__(self, recognise: Recognise) -> None:
+        self.recognise = recognise
+        self.frame: FilmFrame | None = None
+
+    def recognize(self, image: np.ndarray) -> list[PhysicalCard]:
+        assert self.frame is not None and self.frame.image is image
+        return self.recognise(self.frame)
+
+
+def _still(recognise: Recognise) -> Recognise:
+    """As the device runs it: a still table is read once (`StillView`). The view decides before any
+    card cache is asked, so a cache only ever holds frames the recogniser really read."""
+    from mayi_table.vision.still_view import StillView
+
+    frames = _FrameReader(recognise)
+    view = StillView(frames)
+
+    def read(frame: FilmFrame) -> list[PhysicalCard]:
+        frames.frame = frame
+        return view.recognize(frame.image)
+
+    return read
+
+
+CACHE_FORMAT = 2  # 2: only frames the recogniser read (1 kept the still view's reused readings too)
 CACHED_READING = 0.25  # a cache of cards keeps readings down to this, so runs from other levels share it
 
 
@@ -209,7 +237,15 @@ def _cached(recognise: Recognise, path: Path) -> tuple[Recognise, Callable[[], N
     cards: dict[str, list[PhysicalCard]] = {}
     if path.exists():
         with path.open("rb") as f:
-            cards = pickle.load(f)
+            kept = pickle.load(f)
+        if isinstance(kept, dict) and kept.get("format") == CACHE_FORMAT:
+            cards = kept["cards"]
+        else:
+            print(
+                f"{path}: a card cache of an older format (it may hold readings reused for a frame that "
+                "changed); starting it anew",
+                file=sys.stderr,
+            )
     start = len(cards)
 
     def read(frame: FilmFrame) -> list[PhysicalCard]:
@@ -227,7 +263,7 @@ def _cached(recognise: Recognise, path: Path) -> tuple[Recognise, Callable[[], N
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             with tmp.open("wb") as f:
-                pickle.dump(cards, f)
+                pickle.dump({"format": CACHE_FORMAT, "cards": cards}, f)
             tmp.replace(path)
 
     return read, save
@@ -265,6 +301,8 @@ def _run_profile(
         if args.cards_cache is not None and args.recognizer != "oracle":
             name = f"{args.recognizer}-{profile}-{seed}-{size[0]}x{size[1]}{'-held-out' if args.held_out else ''}"
             read, save = _cached(recognise, args.cards_cache / f"{name}-from{_lowest_reading(args)}.pkl")
+        if args.recognizer != "oracle":
+            read = _still(read)
 
         def reading(frame: FilmFrame, read: Recognise = read) -> list[PhysicalCard]:
             # with --faint the referee gets the fainter readings too, and knows them by their confidence

@@ -599,6 +599,34 @@ def test_a_card_thrown_on_the_top_that_the_reader_took_for_a_card_under_it_is_th
     assert not ref.flags
 
 
+@pytest.mark.parametrize(
+    ("moved", "phantom", "discarded"), [(False, False, "6H"), (True, False, "4D"), (False, True, "4D")]
+)
+def test_a_fairly_sure_corner_on_a_top_that_did_not_move_is_the_card_thrown_on_it(
+    journal: Journal, moved: bool, discarded: str, phantom: bool
+) -> None:
+    """Bob throws a 6H on the 4D on top (Dee, in the film); its upper index is lost in a box over the indices stacked
+    under it (read JK 0.78), its lower one reads 6H 0.87, and the 4D, its pixels changed, gets a new
+    track (petras film 2000 round 6). The 4D lies where and as it lay, so it is the same card and the
+    6H is the discard. A 4D that moved may be another 4D thrown there; a joker's reading alone is no
+    card thrown."""
+    ref, table = dealt(journal)
+    four = replace(card("4D", 480, 260), box=(1132, 478, 1197, 584), orientation=-5.1)
+    table.top = four
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "")
+    again = replace(four, track=next(_track))
+    if moved:
+        again = replace(again, box=(1140, 470, 1205, 576), orientation=2.0)
+    stacked = _one_corner("JK", 1112, 0.78)
+    thrown = [stacked] if phantom else [stacked, _one_corner("6H", 1169, 0.87)]
+    rows = tuple(tuple(r) for r in table.rows)
+    ref.on_snapshot(TableSnapshot(table.t + 1, 99, rows, (again, *thrown), again, (), IMAGE), table.t + 1)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+    last = journal.events()[-1]
+    assert isinstance(last, Discard) and last.card == discarded
+
+
 def test_a_joker_laid_below_a_runs_joker_is_a_lay_off_whichever_reads_surer(journal: Journal) -> None:
     """petras §04: Bob lays a JK below his run 3C JK 5C 6C (petras film 2002 round 6: JK as the 2C).
     The run's own JK reads less sure than the new one, so the row's inner JK is the one beyond the

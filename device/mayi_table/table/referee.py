@@ -578,8 +578,9 @@ class Referee:
         for a card of that name put there, and takes a sure lone corner that appeared with it for a
         card under the pile (as the cards a take uncovers are). With the journal's pile unchanged since
         the last snapshot (no take), a sure corner of another name, newer than the top was, is the card
-        thrown (a JS on a KD, classic film 2000 round 3; a 5C on a 4C, petras film 2000 round 4), and
-        stays the top while the reader shows the covered card as top."""
+        thrown (a JS on a KD, classic film 2000 round 3; a 5C on a 4C, petras film 2000 round 4), or a
+        fairly sure one where the top lies where and as it lay; it stays the top while the reader shows
+        the covered card as top."""
         r = self.game.round
         top = snap.discard_top
         if r is None or r.over or not r.pile or top is None:
@@ -593,10 +594,19 @@ class Referee:
         prev = self._prev_top
         if prev is None or top.card != r.pile[-1] or not self._top_retracked(top):
             return snap
+        # the top lying where and as it lay is the same card, so something was thrown on it: then a
+        # less sure corner is that card too, though not a joker's (the reading of a mark the model
+        # cannot place; a 6H's index read 0.87 beside the stacked indices under it read JK 0.78,
+        # petras film 2000 round 6)
+        still = _same_spot(prev, top)
+
+        def thrown_like(c: SeenCard) -> bool:
+            if c.confidence >= MISREAD_CORNER_BELOW:
+                return True
+            return still and c.card != "JK" and c.confidence >= max(self.faint_below, 0.5)
+
         new = [
-            c
-            for c in snap.discard
-            if c.card != top.card and c.corners < 2 and c.confidence >= MISREAD_CORNER_BELOW and c.track > prev.track
+            c for c in snap.discard if c.card != top.card and c.corners < 2 and thrown_like(c) and c.track > prev.track
         ]
         if not new:
             return snap

@@ -15,8 +15,11 @@ import numpy as np
 
 from .classes import CardReader, PhysicalCard
 
-THUMB_WIDTH = 240  # a 1920-wide frame shrinks by 8: a card index is still a few thumbnail pixels
-PATCH = 4  # thumbnail pixels a side: a patch is 32 x 32 px of a 1920-wide frame
+THUMB_WIDTH = 480  # a 1920-wide frame shrinks by 4: a card index is still several thumbnail pixels
+# thumbnail pixels a side: a patch is 16 x 16 px of a 1920-wide frame, about an index's rank. With
+# 32 px patches a 2S thrown where a 3H lay the same way round changed them by 6.0, no more than the
+# level (classic film 2002, round 6): the 3H's reading was kept and the discard missed
+PATCH = 4
 CHANGE_LEVEL = 6.0  # mean grey-level difference of one patch that counts as a change (noise gives < 1)
 
 
