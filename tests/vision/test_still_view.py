@@ -110,3 +110,33 @@ def test_a_card_thrown_where_another_lay_the_same_way_round_is_recognised_again(
         image, _ = film.draw(placed, None)
         view.recognize(film._noisy(image, rng))
     assert reader.calls == 2
+
+
+class FlickeringReader:
+    """Reads a small index unsure, then sure, then unsure again: sensor noise on a still view."""
+
+    def __init__(self, confidences: list[float]) -> None:
+        self.confidences = confidences
+        self.calls = 0
+
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
+        conf = self.confidences[min(self.calls, len(self.confidences) - 1)]
+        self.calls += 1
+        box = (0.0, 0.0, 10.0, 10.0)
+        return [PhysicalCard("7C", conf, box, (Corner("7C", conf, box),))]
+
+
+def test_an_unsure_reading_of_a_changed_view_is_read_once_more_and_the_surer_kept() -> None:
+    """petras film 2002, round 3: a discarded 7C read 0.39 in the first still frame and 1.0 in the next;
+    keeping the first reading, the discard was never sure. The view is read once more and the surer
+    reading kept; a sure reading is not read again."""
+    rng = np.random.default_rng(5)
+    table = _table()
+    for confidences, kept in (([0.39, 1.0, 0.48], 1.0), ([1.0, 0.39], 1.0), ([0.39, 0.3], 0.39)):
+        reader = FlickeringReader(confidences)
+        view = StillView(reader)
+        first = view.recognize(_noisy(table, rng))
+        assert first[0].confidence == confidences[0]
+        later = [view.recognize(_noisy(table, rng))[0].confidence for _ in range(3)]
+        assert later == [kept] * 3
+        assert reader.calls == (2 if confidences[0] < 0.9 else 1)
