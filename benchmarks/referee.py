@@ -16,6 +16,8 @@ differ must have at least one flag; a silent mismatch makes the run exit with st
 recogniser's cards per film (readings from 0.25, so runs with and without `--faint` share it): a second
 run over the same films with another referee only renders and referees (about half the time). Its cards'
 named corners are grouped into cards anew on each run, so the cache serves other grouping rules too.
+The still view (a still table is read once, as on the device) decides before the cache is asked, so
+the cache only holds frames the recogniser read.
 
 A round that comes out wrong is corrected as the host does on a game night, once the table is cleared
 after it: the journal's wrong events of the round are undone, the true ones entered, its flags
