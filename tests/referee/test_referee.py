@@ -333,6 +333,24 @@ def _one_corner(name: str, x: float, conf: float) -> SeenCard:
     return SeenCard(name, conf, (x, 300.0, x + 6, 310.0), (x + 3, 305.0), 1, next(_track))
 
 
+def test_an_unsure_joker_pair_on_the_pile_beside_its_top_is_no_discard(journal: Journal) -> None:
+    """Cy takes Bob's JH with his button; the 5H under it shows where it lay, and marks of a covered
+    card read as a JK pair 0.59, which the reader makes the top (petras film 2000, round 2). The 5H
+    lies uncovered where it was, so nothing was thrown: no discard of a JK."""
+    ref, table = dealt(journal)
+    five = card("5H", 480, 260)
+    table.top = five
+    ref.on_snapshot(table.snap(), table.t)  # Ann discards 5H
+    table.top = card("JH", 490, 262)
+    ref.on_snapshot(table.snap(), table.t)  # Bob discards JH
+    ref.on_press("Cy", table.t + 0.5)  # Cy takes it by his button
+    pair = card("JK", 530, 300, conf=0.59)
+    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (five, pair), pair, (), IMAGE)
+    ref.on_snapshot(snap, table.t + 1)
+    assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
+    assert not ref.flags
+
+
 @pytest.mark.parametrize(
     ("misread", "sure"), [(("JK", 0.5), ("7C", 1.0)), (("8C", 0.72), ("3H", 0.88)), (("JK", 0.85), ("7C", 0.85))]
 )
