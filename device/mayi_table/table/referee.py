@@ -598,7 +598,9 @@ class Referee:
         # less sure corner is that card too, though not a joker's (the reading of a mark the model
         # cannot place; a 6H's index read 0.87 beside the stacked indices under it read JK 0.78,
         # petras film 2000 round 6)
-        still = _same_spot(prev, top)
+        # (only a card seen by both diagonal corners tells its turn: a lone corner's box alone does not
+        # tell another card of its name thrown there, an AC on an AC, petras film 2002 round 2)
+        still = prev.orientation is not None and top.orientation is not None and _same_spot(prev, top)
 
         def thrown_like(c: SeenCard) -> bool:
             if c.confidence >= MISREAD_CORNER_BELOW:
