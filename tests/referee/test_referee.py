@@ -333,24 +333,6 @@ def _one_corner(name: str, x: float, conf: float) -> SeenCard:
     return SeenCard(name, conf, (x, 300.0, x + 6, 310.0), (x + 3, 305.0), 1, next(_track))
 
 
-def test_an_unsure_joker_pair_on_the_pile_beside_its_top_is_no_discard(journal: Journal) -> None:
-    """Cy takes Bob's JH with his button; the 5H under it shows where it lay, and marks of a covered
-    card read as a JK pair 0.59, which the reader makes the top (petras film 2000, round 2). The 5H
-    lies uncovered where it was, so nothing was thrown: no discard of a JK."""
-    ref, table = dealt(journal)
-    five = card("5H", 480, 260)
-    table.top = five
-    ref.on_snapshot(table.snap(), table.t)  # Ann discards 5H
-    table.top = card("JH", 490, 262)
-    ref.on_snapshot(table.snap(), table.t)  # Bob discards JH
-    ref.on_press("Cy", table.t + 0.5)  # Cy takes it by his button
-    pair = card("JK", 530, 300, conf=0.59)
-    snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (five, pair), pair, (), IMAGE)
-    ref.on_snapshot(snap, table.t + 1)
-    assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
-    assert not ref.flags
-
-
 @pytest.mark.parametrize(
     ("misread", "sure"), [(("JK", 0.5), ("7C", 1.0)), (("8C", 0.72), ("3H", 0.88)), (("JK", 0.85), ("7C", 0.85))]
 )
@@ -392,20 +374,30 @@ def test_two_unsure_corners_reading_one_new_name_on_the_pile_are_a_discard(journ
     assert isinstance(last, Discard) and last.card == "AC"
 
 
-@pytest.mark.parametrize("misread", [("JK", 0.62), ("8C", 0.72)])
+@pytest.mark.parametrize(
+    ("misread", "pair", "pressed"),
+    [
+        (("JK", 0.62), False, False),
+        (("8C", 0.72), False, False),
+        (("JK", 0.59), True, False),
+        (("JK", 0.59), True, True),
+    ],
+)
 def test_a_take_is_seen_when_the_card_under_shows_again_beside_a_misread_corner(
-    journal: Journal, misread: tuple[str, float]
+    journal: Journal, misread: tuple[str, float], pair: bool, pressed: bool
 ) -> None:
-    """Bob takes Ann's JH; the 10S under it shows again where it lay, and a covered card's corner
-    reads JK 0.62 (or 8C 0.72), which the reader makes the top: a take, not a discard (petras film
-    2000, round 2)."""
+    """Cy takes Bob's JH (by hand, or by his button); the 10S under it shows again where it lay, and a
+    covered card's corner reads JK 0.62 (or 8C 0.72), or its marks read as a JK pair 0.59, which the
+    reader makes the top: a take, not a discard (petras film 2000, round 2)."""
     ref, table = dealt(journal)
     ten = card("10S", 480, 260)
     table.top = ten
     ref.on_snapshot(table.snap(), table.t)  # Ann discards 10S
     table.top = card("JH", 490, 262)
     ref.on_snapshot(table.snap(), table.t)  # Bob discards JH
-    phantom = _one_corner(misread[0], 540, misread[1])
+    if pressed:
+        ref.on_press("Cy", table.t + 0.5)
+    phantom = card(misread[0], 540, 300, conf=misread[1]) if pair else _one_corner(misread[0], 540, misread[1])
     snap = TableSnapshot(table.t + 1, 99, tuple(tuple(r) for r in table.rows), (ten, phantom), phantom, (), IMAGE)
     ref.on_snapshot(snap, table.t + 1)  # Cy took JH
     assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
