@@ -594,18 +594,17 @@ class Referee:
         prev = self._prev_top
         if prev is None or top.card != r.pile[-1] or not self._top_retracked(top):
             return snap
-        # the top lying where and as it lay is the same card, so something was thrown on it: then a
-        # less sure corner is that card too, though not a joker's (the reading of a mark the model
-        # cannot place; a 6H's index read 0.87 beside the stacked indices under it read JK 0.78,
-        # petras film 2000 round 6)
-        # (only a card seen by both diagonal corners tells its turn: a lone corner's box alone does not
-        # tell another card of its name thrown there, an AC on an AC, petras film 2002 round 2)
+        # the top lying where and as it lay (seen by both corners: a lone corner does not tell its turn,
+        # an AC thrown on an AC, petras film 2002 round 2) is the same card, so something was thrown on
+        # it: then a less sure corner is that card too, though not a joker's (the reading of a mark
+        # the model cannot place; a 6H's index read 0.87 beside stacked indices read JK 0.78, petras
+        # film 2000 round 6)
         still = prev.orientation is not None and top.orientation is not None and _same_spot(prev, top)
 
         def thrown_like(c: SeenCard) -> bool:
             if c.confidence >= MISREAD_CORNER_BELOW:
                 return True
-            return still and c.card != "JK" and c.confidence >= max(self.faint_below, 0.5)
+            return still and c.card != "JK" and c.confidence >= self.min_confidence
 
         new = [
             c for c in snap.discard if c.card != top.card and c.corners < 2 and thrown_like(c) and c.track > prev.track
