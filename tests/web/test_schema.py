@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.checks import positive_data_acceptance
 
 from mayi_table.table.hub import TableHub
 from mayi_table.web.app import create_app
@@ -37,5 +38,7 @@ def _cleanup() -> Iterator[None]:
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_conforms(case: schemathesis.Case) -> None:
-    # with the PIN, so the controls run for real (the PIN itself is covered in test_api)
-    case.call_and_validate(headers={"X-Host-PIN": PIN})
+    # with the PIN, so the controls run for real (the PIN itself is covered in test_api).
+    # A body can fit the schema and still name a card that is not one or a seat not at the table:
+    # the game refuses those with a 422 (test_api covers each), so schema-valid is not always accepted.
+    case.call_and_validate(headers={"X-Host-PIN": PIN}, excluded_checks=[positive_data_acceptance])

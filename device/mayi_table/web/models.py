@@ -137,7 +137,9 @@ class GameIn(_In):
 
 
 class DealIn(_In):
-    upcard: str = Field(min_length=1, max_length=8, description="The card turned up to start the discard pile")
+    upcard: str = Field(
+        min_length=2, max_length=8, description="The card turned up to start the discard pile, e.g. 7H, 10S, JK"
+    )
     dealer: str | None = Field(default=None, max_length=24, description="Default: the seat after the last dealer")
 
 
@@ -146,7 +148,10 @@ class RoundEndIn(_In):
 
 
 class EventIn(_In):
-    event: dict[str, Any] = Field(description='A game-record line, e.g. {"type": "discard", ...}')
+    event: dict[str, Any] = Field(
+        description='A game-record line, e.g. {"type": "discard", ...}',
+        json_schema_extra={"required": ["type"], "properties": {"type": {"type": "string"}}},
+    )
 
 
 class ConfirmIn(_In):
