@@ -604,7 +604,9 @@ class Referee:
         def thrown_like(c: SeenCard) -> bool:
             if c.confidence >= MISREAD_CORNER_BELOW:
                 return True
-            return still and c.card != "JK" and c.confidence >= self.min_confidence
+            # nor the name of a card the pile holds: that is a covered card's index seen again (a 9D
+            # 0.55 beside a second AC thrown on the AC over it, petras film 2002 round 2)
+            return still and c.card != "JK" and c.card not in r.pile and c.confidence >= self.min_confidence
 
         new = [
             c for c in snap.discard if c.card != top.card and c.corners < 2 and thrown_like(c) and c.track > prev.track
