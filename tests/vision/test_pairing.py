@@ -379,6 +379,24 @@ def test_copies_of_a_face_on_a_pairs_face_crowd_it() -> None:
     assert Counter(c.card for c in pair_corners(corners)) == Counter({"5S": 1, "JK": 1, "7S": 1, "5D": 1, "5C": 2})
 
 
+def test_of_two_overlapping_copies_the_index_on_the_others_face_pairs_with_its_own_card() -> None:
+    """A QH thrown on a QH over a QD (petras film 2001 round 5): the new QH's top index, its bottom
+    index (next read QD 0.11), the lower QH's bottom index beside it and the QD's top index. Paired
+    with the lower QH's bottom index, the new QH's top index makes a card whose face holds the new
+    QH's bottom index, where a card on it would hide that top index: the QH on top is its own two
+    indices, and the QD stays one corner."""
+    corners = [
+        Corner("QH", 0.98, (1121.0, 488.0, 1133.0, 511.0)),
+        Corner("QH", 1.0, (1183.0, 560.0, 1196.0, 582.0)),
+        Corner("QD", 0.99, (1106.0, 486.0, 1120.0, 508.0)),
+        Corner("QH", 0.89, (1166.0, 568.0, 1180.0, 592.0), (("QD", 0.107),)),
+    ]
+    cards = pair_corners(corners, (1920, 1080))
+    assert Counter(c.card for c in cards) == Counter({"QH": 2, "QD": 1})
+    top = next(c for c in cards if len(c.corners) == 2)
+    assert top.card == "QH" and {k.box for k in top.corners} == {corners[0].box, corners[3].box}
+
+
 def test_a_jokers_word_found_as_two_overlapping_boxes_is_one_index() -> None:
     """The detector may find a joker's long JOKER word as its upper and its lower part, two boxes
     sharing half their area: one joker (a film read the run 8D JK 10D JD as holding two)."""

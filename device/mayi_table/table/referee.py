@@ -599,7 +599,13 @@ class Referee:
         # it: then a less sure corner is that card too, though not a joker's (the reading of a mark
         # the model cannot place; a 6H's index read 0.87 beside stacked indices read JK 0.78, petras
         # film 2000 round 6)
-        still = prev.orientation is not None and top.orientation is not None and _same_spot(prev, top)
+        turned = prev.orientation is not None and top.orientation is not None
+        if turned and not _same_spot(prev, top):
+            # the top lies elsewhere or turned otherwise: another card of its name was thrown, and a
+            # corner that came new with it is a covered card's index seen anew (a QD beside a second
+            # QH thrown on a QH, petras film 2001 round 5)
+            return snap
+        still = turned
 
         def thrown_like(c: SeenCard) -> bool:
             if c.confidence >= MISREAD_CORNER_BELOW:

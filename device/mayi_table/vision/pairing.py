@@ -401,14 +401,20 @@ class _Card:
 ART_REACH = 0.6  # the middle of a card, as a share of its width and height: its picture, never an index
 
 
-def _on_face(corner: Corner, outline: np.ndarray, reach: float) -> bool:
-    """Whether a mark's centre lies within `reach` of a card's width and height from its centre."""
+def _face_spot(corner: Corner, outline: np.ndarray) -> tuple[float, float]:
+    """Where a mark's centre lies on a card, in shares of its width and height from its centre."""
     x, y = _centre(corner.box)
     cx, cy = outline.mean(axis=0)
     across, along = outline[1] - outline[0], outline[3] - outline[0]  # the card's width and height
     u = ((x - cx) * across[0] + (y - cy) * across[1]) / float(across @ across)
     v = ((x - cx) * along[0] + (y - cy) * along[1]) / float(along @ along)
-    return bool(abs(u) < reach and abs(v) < reach)
+    return float(u), float(v)
+
+
+def _on_face(corner: Corner, outline: np.ndarray, reach: float) -> bool:
+    """Whether a mark's centre lies within `reach` of a card's width and height from its centre."""
+    u, v = _face_spot(corner, outline)
+    return abs(u) < reach and abs(v) < reach
 
 
 SAME_INDEX_REACH = 0.3  # centres closer than this share of a box's diagonal: the same index
@@ -540,6 +546,29 @@ def pair_corners(
     return _grouped(corners, image_size, edges=True, scale=float(np.median(scales)))
 
 
+HELD_INDEX_COST = 0.5  # added to a pair whose face holds another index of its name
+
+
+def _holds_another(fit: PairFit, group: Sequence[Corner], i: int, j: int) -> float:
+    """HELD_INDEX_COST when an index of the pair's name other than its two lies on the face the pair
+    implies. Of two cards of one name overlapping, the corner seen on the other's face is the one on
+    top; pairing across them leaves that corner inside a card whose own index shows, which a card on
+    it would hide (a QH thrown on a QH: its top index paired with the lower one's bottom index left
+    its own bottom index to pair with a QD, petras film 2001 round 5)."""
+    outline = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
+    # (a four-index card's other two indices lie on its face where its own two do, turned)
+    spots = [_face_spot(c, outline) for c in (group[i], group[j])]
+    for k, c in enumerate(group):
+        if k in (i, j):
+            continue
+        u, v = _face_spot(c, outline)
+        if max(abs(u), abs(v)) < 0.5 and not any(
+            abs(abs(u) - abs(su)) < 0.1 and abs(abs(v) - abs(sv)) < 0.1 for su, sv in spots
+        ):
+            return HELD_INDEX_COST
+    return 0.0
+
+
 def _diagonal_scale(card: PhysicalCard) -> float:
     """Pixels per mm of a card whose two diagonal indices were seen."""
     a, b = (_centre(k.box) for k in card.corners)
@@ -564,7 +593,7 @@ def _grouped(
                 fit = fit_pair(group[i], group[j], corners)
                 if fit is not None:  # a diagonal also fits as an edge at some angles: it is a diagonal
                     fits[(i, j)] = fit
-                    costs[(i, j)] = fit.cost
+                    costs[(i, j)] = fit.cost + _holds_another(fit, group, i, j)
                 elif edges and (side := fit_side(group[i], group[j], corners, scale)) is not None:
                     costs[(i, j)] = side
         pairs = _match(costs, len(group))
