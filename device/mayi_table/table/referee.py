@@ -94,6 +94,8 @@ class JournalLike(Protocol):
 
     def append_event(self, ev: Event, source: str | None = None) -> int: ...
 
+    def replace(self, target: int, ev: Event, source: str | None = ...) -> int: ...
+
     def flag(
         self, ev: Event | None, reason: str, image: str | os.PathLike[str] | None = None, source: str | None = ...
     ) -> int: ...
@@ -179,14 +181,16 @@ class Referee:
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
         self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
         self._thrown: tuple[int, int] | None = None  # (track of a card thrown on the top, track of that top)
+        self._last_commit: tuple[int, Event] | None = None  # the seq and event the referee wrote last
 
     # ----- journaling ------------------------------------------------------------------
     def _commit(self, ev: Event, source: str, now: float, snap: TableSnapshot | None, region: list[SeenCard]) -> bool:
         try:
-            self.journal.append_event(ev, source=source)
+            seq = self.journal.append_event(ev, source=source)
         except IllegalMove as e:
             self._flag(ev, f"the rules refuse it: {e}", snap, region, source)
             return False
+        self._last_commit = (seq, ev)
         self.game.apply(ev)  # journaled first; the journal checked it against the same game
         self.claims.on_event(ev, now)
         if isinstance(ev, Deal):
@@ -233,6 +237,7 @@ class Referee:
         self.ignored.clear()
         self.ignored_top = None
         self._thrown = None
+        self._last_commit = None
         self._noted.clear()
         if self.lost:
             self.lost = False
@@ -706,6 +711,7 @@ class Referee:
                 return
         zone_turn = f"seat:{self.seats.index(turn)}"
         plan: list[tuple[Event, list[SeenCard]]] = []
+        amends: list[tuple[int, Open, list[SeenCard]]] = []  # the turn's open, with cards read late
         unexplained: list[SeenCard] = []
         settled: set[int] = set()  # tracks of faint readings the rules need (not unsure)
         faint_rows: dict[int, list[SeenMeld]] = {}  # an open's rows with their faint readings
@@ -730,7 +736,11 @@ class Referee:
                     add.append(c)
             if not add:
                 continue
-            plan.append((LayOff(turn, k, _layoff_cards(r.table[k], row, add), source="camera"), add))
+            late = self._late_open_cards(turn, k, row, add)
+            if late is not None:
+                amends.append((*late, add))
+            else:
+                plan.append((LayOff(turn, k, _layoff_cards(r.table[k], row, add), source="camera"), add))
             extras[zone] = _minus(extras.get(zone, []), Counter(c.card for c in add))
         for cards in extras.values():
             unexplained.extend(cards)
@@ -789,6 +799,8 @@ class Referee:
             # has lost the game; either way the host must look
             region = [c for rows in snap.seats for row in rows for c in row.cards]
             self._note("lost:" + lost_text, "the table no longer shows " + lost_text, snap, region)
+        for seq, opening, cards in amends:
+            self._amend_open(seq, opening, cards, snap)
         for ev, cards in pre + plan:
             unsure = [c for c in cards if c.confidence < self.min_confidence and c.track not in settled]
             if unsure:
@@ -811,6 +823,49 @@ class Referee:
         if unexplained:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
+
+    def _late_open_cards(self, turn: str, k: int, row: SeenMeld, add: list[SeenCard]) -> tuple[int, Open] | None:
+        """The journal's seq of `turn`'s open and that open with meld `k` as `row` shows it, where the
+        seat opened this turn, under a profile with no lay-off on the opening turn (petras §04), and
+        the referee recorded nothing since: the cards `add` beyond the meld were on the table as it opened,
+        read late (a QS of a group QS QH QH QC first read in the next snapshot, petras film 2000
+        round 4). None otherwise: then they are a lay-off."""
+        r = self.game.round
+        assert r is not None
+        if self.game.profile.layoff_on_opening_turn or r.opened_this_turn != turn or r.table[k].owner != turn:
+            return None
+        if self._last_commit is None:
+            return None
+        seq, last = self._last_commit
+        if not isinstance(last, Open) or last.seat != turn:
+            return None
+        m = k - (len(r.table) - len(last.melds))  # the open's melds are the last laid
+        if not 0 <= m < len(last.melds):
+            return None
+        names = tuple(row.names)
+        if Counter(names) != Counter(last.melds[m]) + Counter(c.card for c in add):
+            return None
+        return seq, replace(last, melds=(*last.melds[:m], names, *last.melds[m + 1 :]))
+
+    def _amend_open(self, seq: int, opening: Open, cards: list[SeenCard], snap: TableSnapshot) -> None:
+        """Record `opening` in place of the open the journal knows by `seq` (flagged where the rules
+        refuse it, or a card of it reads unsure)."""
+        unsure = [c for c in cards if c.confidence < self.min_confidence]
+        if unsure:
+            self._flag(opening, "unsure reading: " + _list(unsure), snap, cards)
+            self._set_aside(opening, cards, snap)
+            return
+        try:
+            self.journal.replace(seq, opening, source="camera")
+        except IllegalMove as e:
+            self._flag(opening, f"the rules refuse it: {e}", snap, cards)
+            self._set_aside(opening, cards, snap)
+            return
+        self._last_commit = (seq, opening)
+        game = self.journal.game
+        assert game is not None
+        self.game = game
+        self.claims.set_game(game)
 
     def _reread(self, snap: TableSnapshot) -> TableSnapshot:
         """The snapshot with table melds' cards read as the meld holds them where the recogniser's next
