@@ -15,6 +15,7 @@ from mayi_table.vision.pairing import (
     JOIN_MIN,
     NATURAL_INDEX,
     fit_pair,
+    fit_side,
     normalise_orientation,
     pair_corners,
 )
@@ -395,6 +396,16 @@ def test_of_two_overlapping_copies_the_index_on_the_others_face_pairs_with_its_o
     assert Counter(c.card for c in cards) == Counter({"QH": 2, "QD": 1})
     top = next(c for c in cards if len(c.corners) == 2)
     assert top.card == "QH" and {k.box for k in top.corners} == {corners[0].box, corners[3].box}
+
+
+def test_top_indices_of_two_meld_rows_a_short_edge_apart_on_a_slant_are_no_cards_edge() -> None:
+    """Ann's runs 4S-10S above 6S JK 8S 9S 10S, the upper one shifted by a JK laid below it (classic
+    film 2000 round 3): the lower row's 6S index and the upper row's lie a short edge apart (at the
+    table's scale from its cards' diagonals) on a 34 degree slant, and both upright. A four-index
+    card's edge turned so would show its indices turned with it; these are two cards."""
+    lower = Corner("6S", 1.0, (332.1, 808.6, 342.6, 824.7))
+    upper = Corner("6S", 1.0, (392.4, 767.3, 402.9, 784.3))
+    assert fit_side(lower, upper, [lower, upper], scale=1.238) is None
 
 
 def test_a_jokers_word_found_as_two_overlapping_boxes_is_one_index() -> None:

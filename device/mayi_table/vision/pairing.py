@@ -118,6 +118,10 @@ RECTANGLE_TOLERANCE = 0.15  # four indices of one card: diagonals equal and cros
 ASPECT_TOLERANCE = 1.3  # ... and the sides in a card's index-to-index proportion, off by at most this factor
 SIDE_DISTANCE_TOLERANCE = 1.5  # two indices along one edge: distance off by at most this factor
 SCALED_SIDE_TOLERANCE = 1.25  # ... or this factor from the length the table's scale gives an edge
+# ... and boxes closer to the index turned as that edge runs than a diagonal's need be: an edge is
+# only a length and a line, and two cards' top indices in two meld rows lie a short edge apart on a
+# slant (two 6S read as one card, classic film 2000 round 3, shape 0.995)
+SIDE_SHAPE_LIMIT = 0.8
 ANGLE_TOLERANCE = 20.0  # degrees: a rectangle of indices joined to a diagonal pair turns the card as the pair does
 
 
@@ -260,7 +264,7 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float |
         tolerance = SCALED_SIDE_TOLERANCE if scale else SIDE_DISTANCE_TOLERANCE
         dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(tolerance)
         shape_err = _shape_error((a.box, b.box), c, s, geo)
-        if dist_err < 1 and shape_err < 1:
+        if dist_err < 1 and shape_err < SIDE_SHAPE_LIMIT:
             cost = (size_err + dist_err + shape_err) / 3
             best = cost if best is None else min(best, cost)
     if best is None:
