@@ -134,28 +134,29 @@ def test_open_and_layoff(journal: Journal) -> None:
 
 
 def test_a_card_read_late_in_the_turn_a_seat_opened_is_part_of_its_open(journal: Journal) -> None:
-    """petras §04: no lay-off on the turn one opens. Ann lays 7H 7D 7S 7C and QC QD QH; the 7C is
-    first read a snapshot late, with her discard (petras film 2000 round 4: a QS of Dee's QS QH QH
-    QC). The 7C was laid with the open, so the open holds it; a lay-off on a later turn stays one."""
+    """petras §04: no lay-off on the turn one opens. Ann lays 7H 7D 7S 7C and QC QD QH QS; the 7C
+    and the QS are first read a snapshot late, with her discard (petras film 2000 round 4: a QS of
+    Dee's QS QH QH QC). They were laid with the open, so the open holds them; a lay-off on a later
+    turn stays one."""
     ref, table = dealt(journal)
     table.rows[0] = [row("7H", "7D", "7S", y=440), row("QC", "QD", "QH", y=470)]
     ref.on_snapshot(table.snap(), table.t)
     assert [k[0] for k in kinds(journal)[-2:]] == ["Draw", "Open"]
-    table.rows[0] = [row("7H", "7D", "7S", "7C", y=440), row("QC", "QD", "QH", y=470)]
+    table.rows[0] = [row("7H", "7D", "7S", "7C", y=440), row("QC", "QD", "QH", "QS", y=470)]
     table.discard("KS")
     ref.on_snapshot(table.snap(), table.t)
     assert [k[0] for k in kinds(journal)[-3:]] == ["Draw", "Open", "Discard"]
     opening = journal.events()[-2]
-    assert isinstance(opening, Open) and opening.melds == (("7H", "7D", "7S", "7C"), ("QC", "QD", "QH"))
+    assert isinstance(opening, Open) and opening.melds == (("7H", "7D", "7S", "7C"), ("QC", "QD", "QH", "QS"))
     assert not ref.flags
     for name in ("5C", "6C", "8C"):  # Bob, Cy and Dee draw and discard
         table.discard(name)
         ref.on_snapshot(table.snap(), table.t)
-    table.rows[0] = [row("7H", "7D", "7S", "7C", y=440), row("QC", "QD", "QH", "QS", y=470)]
+    table.rows[0] = [row("7H", "7D", "7S", "7C", "7H", y=440), row("QC", "QD", "QH", "QS", y=470)]
     table.discard("2S")
     ref.on_snapshot(table.snap(), table.t)
     lay = journal.events()[-2]
-    assert isinstance(lay, LayOff) and lay.meld == 1 and lay.cards == ("QS",)
+    assert isinstance(lay, LayOff) and lay.meld == 0 and lay.cards == ("7H",)
     assert not ref.flags
 
 

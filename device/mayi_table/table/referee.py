@@ -711,7 +711,8 @@ class Referee:
                 return
         zone_turn = f"seat:{self.seats.index(turn)}"
         plan: list[tuple[Event, list[SeenCard]]] = []
-        amends: list[tuple[int, Open, list[SeenCard]]] = []  # the turn's open, with cards read late
+        late_rows: dict[int, tuple[str, ...]] = {}  # melds of the turn's open seen with cards read late
+        late_cards: list[SeenCard] = []
         unexplained: list[SeenCard] = []
         settled: set[int] = set()  # tracks of faint readings the rules need (not unsure)
         faint_rows: dict[int, list[SeenMeld]] = {}  # an open's rows with their faint readings
@@ -736,9 +737,9 @@ class Referee:
                     add.append(c)
             if not add:
                 continue
-            late = self._late_open_cards(turn, k, row, add)
-            if late is not None:
-                amends.append((*late, add))
+            if self._read_late(turn, k, row, add):
+                late_rows[k] = tuple(row.names)
+                late_cards.extend(add)
             else:
                 plan.append((LayOff(turn, k, _layoff_cards(r.table[k], row, add), source="camera"), add))
             extras[zone] = _minus(extras.get(zone, []), Counter(c.card for c in add))
@@ -799,8 +800,8 @@ class Referee:
             # has lost the game; either way the host must look
             region = [c for rows in snap.seats for row in rows for c in row.cards]
             self._note("lost:" + lost_text, "the table no longer shows " + lost_text, snap, region)
-        for seq, opening, cards in amends:
-            self._amend_open(seq, opening, cards, snap)
+        if late_rows:
+            self._amend_open(late_rows, late_cards, snap)
         for ev, cards in pre + plan:
             unsure = [c for c in cards if c.confidence < self.min_confidence and c.track not in settled]
             if unsure:
@@ -824,32 +825,30 @@ class Referee:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
 
-    def _late_open_cards(self, turn: str, k: int, row: SeenMeld, add: list[SeenCard]) -> tuple[int, Open] | None:
-        """The journal's seq of `turn`'s open and that open with meld `k` as `row` shows it, where the
-        seat opened this turn, under a profile with no lay-off on the opening turn (petras §04), and
-        the referee recorded nothing since: the cards `add` beyond the meld were on the table as it opened,
-        read late (a QS of a group QS QH QH QC first read in the next snapshot, petras film 2000
-        round 4). None otherwise: then they are a lay-off."""
+    def _read_late(self, turn: str, k: int, row: SeenMeld, add: list[SeenCard]) -> bool:
+        """Whether the cards `add` that `row` shows beyond meld `k` were laid with `turn`'s open and
+        read late: the seat opened this turn, under a profile with no lay-off on the opening turn
+        (petras §04), the meld is one of that open's and the referee recorded nothing since (a QS of a
+        group QS QH QH QC first read in the next snapshot, petras film 2000 round 4). Else they are a
+        lay-off."""
         r = self.game.round
         assert r is not None
         if self.game.profile.layoff_on_opening_turn or r.opened_this_turn != turn or r.table[k].owner != turn:
-            return None
-        if self._last_commit is None:
-            return None
-        seq, last = self._last_commit
+            return False
+        last = self._last_commit[1] if self._last_commit is not None else None
         if not isinstance(last, Open) or last.seat != turn:
-            return None
+            return False
         m = k - (len(r.table) - len(last.melds))  # the open's melds are the last laid
-        if not 0 <= m < len(last.melds):
-            return None
-        names = tuple(row.names)
-        if Counter(names) != Counter(last.melds[m]) + Counter(c.card for c in add):
-            return None
-        return seq, replace(last, melds=(*last.melds[:m], names, *last.melds[m + 1 :]))
+        return 0 <= m < len(last.melds) and Counter(row.names) == Counter(last.melds[m]) + _seen_counter(add)
 
-    def _amend_open(self, seq: int, opening: Open, cards: list[SeenCard], snap: TableSnapshot) -> None:
-        """Record `opening` in place of the open the journal knows by `seq` (flagged where the rules
-        refuse it, or a card of it reads unsure)."""
+    def _amend_open(self, rows: dict[int, tuple[str, ...]], cards: list[SeenCard], snap: TableSnapshot) -> None:
+        """Record the referee's last event, the turn's open, again with melds `rows` (by table index) as
+        seen now (flagged where the rules refuse it, or a card read late reads unsure)."""
+        assert self._last_commit is not None and self.game.round is not None
+        seq, last = self._last_commit
+        assert isinstance(last, Open)
+        first = len(self.game.round.table) - len(last.melds)
+        opening = replace(last, melds=tuple(rows.get(first + m, meld) for m, meld in enumerate(last.melds)))
         unsure = [c for c in cards if c.confidence < self.min_confidence]
         if unsure:
             self._flag(opening, "unsure reading: " + _list(unsure), snap, cards)
