@@ -803,10 +803,7 @@ class Referee:
         if late_rows:
             self._amend_open(late_rows, late_cards, snap)
         for ev, cards in pre + plan:
-            unsure = [c for c in cards if c.confidence < self.min_confidence and c.track not in settled]
-            if unsure:
-                self._flag(ev, "unsure reading: " + _list(unsure), snap, cards)
-                self._set_aside(ev, cards, snap)
+            if self._held_unsure(ev, cards, snap, settled):
                 continue
             read_as = cards
             if isinstance(ev, (Open, LayOff)) and not accepted(self.game, ev):
@@ -824,6 +821,18 @@ class Referee:
         if unexplained:
             self._flag(None, "cards appeared that no move explains: " + _list(unexplained), snap, unexplained)
             self._after_flags(snap)
+
+    def _held_unsure(
+        self, ev: Event, cards: list[SeenCard], snap: TableSnapshot, settled: frozenset[int] | set[int] = frozenset()
+    ) -> bool:
+        """Whether a card of `ev` reads unsure (under `min_confidence`, its track not among `settled`,
+        faint readings the rules need): then `ev` is flagged and its cards set aside."""
+        unsure = [c for c in cards if c.confidence < self.min_confidence and c.track not in settled]
+        if not unsure:
+            return False
+        self._flag(ev, "unsure reading: " + _list(unsure), snap, cards)
+        self._set_aside(ev, cards, snap)
+        return True
 
     def _read_late(self, turn: str, k: int, row: SeenMeld, add: list[SeenCard]) -> bool:
         """Whether the cards `add` that `row` shows beyond meld `k` were laid with `turn`'s open and
@@ -849,10 +858,7 @@ class Referee:
         assert isinstance(last, Open)
         first = len(self.game.round.table) - len(last.melds)
         opening = replace(last, melds=tuple(rows.get(first + m, meld) for m, meld in enumerate(last.melds)))
-        unsure = [c for c in cards if c.confidence < self.min_confidence]
-        if unsure:
-            self._flag(opening, "unsure reading: " + _list(unsure), snap, cards)
-            self._set_aside(opening, cards, snap)
+        if self._held_unsure(opening, cards, snap):
             return
         try:
             self.journal.replace(seq, opening, source="camera")
