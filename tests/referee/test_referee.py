@@ -698,3 +698,33 @@ def test_a_joker_laid_below_a_runs_joker_is_a_lay_off_whichever_reads_surer(jour
     lay = journal.events()[-2]
     assert isinstance(lay, LayOff) and lay.cards == ("JK:2C",)
     assert not ref.flags
+
+
+@pytest.mark.parametrize(("alternatives", "beside", "discarded"), [((("9H", 0.1),), None, "9H"), ((), "9C", "9C")])
+def test_a_discard_the_rules_refuse_is_read_as_another_card_that_came_with_it(
+    journal: Journal, alternatives: tuple[tuple[str, float], ...], beside: str | None, discarded: str
+) -> None:
+    """petras §05 (observed: a card whose every copy lies face up cannot be thrown): Bob's card is read
+    7H 0.87 by one index with both 7H already on Ann's melds. It is his discard of its next reading, else
+    of the card read new beside it, faint or not (classic film 2000 round 3: a 9C whose upper index read
+    JK 0.87 with the joker in play, its lower one 9C 0.49), flagged; refused, Cy's discard would be given
+    to Bob."""
+    ref, table = dealt(journal)
+    opened_and_round_played(ref, table)
+    table.rows[0] = [row("7H", "7D", "7S", "7H", y=440), row("QC", "QD", "QH", y=470)]
+    table.discard("9S")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-3:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", ""), ("Discard", "Ann", "")]
+    misread = replace(_one_corner("7H", 540, 0.87), alternatives=alternatives)
+    pile = (misread, _one_corner(beside, 560, 0.49)) if beside else (misread,)
+    rows = tuple(tuple(r) for r in table.rows)
+    for k in range(2):  # the reader shows it so while nothing moves
+        ref.on_snapshot(TableSnapshot(table.t + 1 + k, 99 + k, rows, pile, misread, (), IMAGE), table.t + 1 + k)
+        assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+        last = journal.events()[-1]
+        assert isinstance(last, Discard) and last.card == discarded
+    assert [f.event for f in ref.flags] == [None] and discarded in ref.flags[0].reason
+    table.t += 3
+    table.discard("5D")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Cy", "stock"), ("Discard", "Cy", "")]

@@ -181,6 +181,7 @@ class Referee:
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
         self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
         self._thrown: tuple[int, int] | None = None  # (track of a card thrown on the top, track of that top)
+        self._top_named: tuple[int, str] | None = None  # (track, name) of a top renamed for the rules
         self._last_commit: tuple[int, Event] | None = None  # the seq and event the referee wrote last
 
     # ----- journaling ------------------------------------------------------------------
@@ -237,6 +238,7 @@ class Referee:
         self.ignored.clear()
         self.ignored_top = None
         self._thrown = None
+        self._top_named = None
         self._last_commit = None
         self._noted.clear()
         if self.lost:
@@ -588,6 +590,14 @@ class Referee:
         the covered card as top."""
         r = self.game.round
         top = snap.discard_top
+        if self._top_named is not None:
+            track, name = self._top_named
+            if top is not None and top.track == track:
+                discard = tuple(renamed(c, name) if c.track == track else c for c in snap.discard)
+                snap = replace(snap, discard=discard, discard_top=renamed(top, name))
+                top = snap.discard_top
+            else:
+                self._top_named = None
         if r is None or r.over or not r.pile or top is None:
             self._thrown = None
             return snap
@@ -813,6 +823,8 @@ class Referee:
                     settled.update(c.track for c in cards if c.confidence < self.faint_below)
                 else:
                     ev, cards = self._repaired(ev, cards, snap)
+            elif isinstance(ev, Discard) and not accepted(self.game, ev):
+                ev, cards = self._thrown_instead(ev, cards, snap)
             if not self._commit(ev, "camera", now, snap, cards):
                 self._set_aside(ev, cards, snap)
             elif isinstance(ev, Open) and zone_turn in self.ignored:
@@ -923,6 +935,45 @@ class Referee:
         out = [renamed(c, names[id(c)]) if id(c) in names else c for c in cards]
         self._flag(None, f"read {describe(renaming)}: the rules refuse the cards as first read", snap, cards)
         return fixed, out
+
+    def _thrown_instead(
+        self, ev: Discard, cards: list[SeenCard], snap: TableSnapshot
+    ) -> tuple[Event, list[SeenCard]]:
+        """For a discard of the pile's top the engine refuses (a card of which every copy is in play):
+        the top renamed to a next reading, else the surest card (faint ones too) that came new onto the
+        pile with it and reads a name the engine takes, flagged for the host either way; else `ev` as
+        read. Refused, the discard would be lost and the next one given to the seat that threw it: a 9C
+        thrown on the pile had one index read JK 0.87 (the joker in play already), the other 9C 0.49
+        (classic film 2000 round 3)."""
+        fixed, out = self._repaired(ev, cards, snap, build=lambda names: replace(ev, card=Card(names[0])))
+        r = self.game.round
+        if fixed is not ev:
+            if len(out) == 1:
+                self._top_named = (out[0].track, out[0].card)  # the reader goes on naming it as first read
+            return fixed, out
+        if r is None or len(cards) != 1:
+            return ev, cards
+        top, prev = cards[0], self._prev_top
+        new = [
+            c
+            for c in snap.discard
+            if c is not top
+            and c.card not in (top.card, *r.pile)
+            and (prev is None or c.track > prev.track)
+        ]
+        for c in sorted(new, key=lambda c: (-c.confidence, -c.track)):
+            thrown = replace(ev, card=Card(c.card))
+            if accepted(self.game, thrown):
+                self._flag(
+                    None,
+                    f"read the card thrown as {c.card} ({c.confidence:.2f}), which came with it: "
+                    f"the rules refuse {top.card} ({top.confidence:.2f})",
+                    snap,
+                    [top, c],
+                )
+                self._thrown = (c.track, top.track)  # the reader's top stays this card while it shows
+                return thrown, [c]
+        return ev, cards
 
     def _meld_zone(self, ev: Event) -> str | None:
         """The seat zone whose melds `ev` adds to (an open or a lay-off), else None."""
