@@ -936,9 +936,7 @@ class Referee:
         self._flag(None, f"read {describe(renaming)}: the rules refuse the cards as first read", snap, cards)
         return fixed, out
 
-    def _thrown_instead(
-        self, ev: Discard, cards: list[SeenCard], snap: TableSnapshot
-    ) -> tuple[Event, list[SeenCard]]:
+    def _thrown_instead(self, ev: Discard, cards: list[SeenCard], snap: TableSnapshot) -> tuple[Event, list[SeenCard]]:
         """For a discard of the pile's top the engine refuses (a card of which every copy is in play):
         the top renamed to a next reading, else the surest card (faint ones too) that came new onto the
         pile with it and reads a name the engine takes, flagged for the host either way; else `ev` as
@@ -957,9 +955,7 @@ class Referee:
         new = [
             c
             for c in snap.discard
-            if c is not top
-            and c.card not in (top.card, *r.pile)
-            and (prev is None or c.track > prev.track)
+            if c is not top and c.card not in (top.card, *r.pile) and (prev is None or c.track > prev.track)
         ]
         for c in sorted(new, key=lambda c: (-c.confidence, -c.track)):
             thrown = replace(ev, card=Card(c.card))
