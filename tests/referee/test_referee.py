@@ -44,8 +44,8 @@ class Table:
         return TableSnapshot(self.t, int(self.t), tuple(tuple(r) for r in self.rows), discard, self.top, (), IMAGE)
 
 
-def dealt(journal: Journal) -> tuple[Referee, Table]:
-    ref = Referee(journal, START, "Dee")
+def dealt(journal: Journal, faint_below: float = 0.0) -> tuple[Referee, Table]:
+    ref = Referee(journal, START, "Dee", faint_below=faint_below)
     table = Table()
     table.discard("3D")
     ref.on_snapshot(table.snap(), table.t)
@@ -709,7 +709,7 @@ def test_a_discard_the_rules_refuse_is_read_as_another_card_that_came_with_it(
     of the card read new beside it, faint or not (classic film 2000 round 3: a 9C whose upper index read
     JK 0.87 with the joker in play, its lower one 9C 0.49), flagged; refused, Cy's discard would be given
     to Bob."""
-    ref, table = dealt(journal)
+    ref, table = dealt(journal, faint_below=0.5)  # the 9C 0.49 is a faint reading
     opened_and_round_played(ref, table)
     table.rows[0] = [row("7H", "7D", "7S", "7H", y=440), row("QC", "QD", "QH", y=470)]
     table.discard("9S")

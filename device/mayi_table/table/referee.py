@@ -602,9 +602,10 @@ class Referee:
             self._thrown = None
             return snap
         if self._thrown is not None:
-            thrown = next((c for c in snap.discard if c.track == self._thrown[0]), None)
+            thrown = next((c for c in self._with_faint(snap.discard) if c.track == self._thrown[0]), None)
             if thrown is not None and top.track == self._thrown[1]:
-                return replace(snap, discard_top=thrown)
+                discard = snap.discard if any(c is thrown for c in snap.discard) else (*snap.discard, thrown)
+                return replace(snap, discard=discard, discard_top=thrown)
             self._thrown = None
         prev = self._prev_top
         if prev is None or top.card != r.pile[-1] or not self._top_retracked(top):
@@ -637,6 +638,11 @@ class Referee:
         thrown = max(new, key=lambda c: (c.confidence, c.track))
         self._thrown = (thrown.track, top.track)
         return replace(snap, discard_top=thrown)
+
+    def _with_faint(self, discard: tuple[SeenCard, ...]) -> tuple[SeenCard, ...]:
+        """The pile's cards as read with its faint readings (the last snapshot's, when it is this one)."""
+        full = self._full.discard if self._full is not None else ()
+        return (*discard, *(c for c in full if not any(k.track == c.track for k in discard)))
 
     def _top_retracked(self, top: SeenCard) -> bool:
         """Whether the top reads the name the last snapshot's top did on another track (the reader gives
@@ -954,7 +960,7 @@ class Referee:
         top, prev = cards[0], self._prev_top
         new = [
             c
-            for c in snap.discard
+            for c in self._with_faint(snap.discard)
             if c is not top and c.card not in (top.card, *r.pile) and (prev is None or c.track > prev.track)
         ]
         for c in sorted(new, key=lambda c: (-c.confidence, -c.track)):
