@@ -180,8 +180,9 @@ class Referee:
         self._old_top_track: int | None = None  # the discard top when the last round ended
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
         self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
-        self._thrown: tuple[int, int] | None = None  # (track of a card thrown on the top, track of that top)
-        self._top_named: tuple[int, str] | None = None  # (track, name) of a top renamed for the rules
+        # the card to take for the reader's top while it shows: (that card's track, the top's track, and a
+        # name for it where the rules renamed it); a card thrown on the top, or the top itself renamed
+        self._thrown: tuple[int, int, str | None] | None = None
         self._last_commit: tuple[int, Event] | None = None  # the seq and event the referee wrote last
 
     # ----- journaling ------------------------------------------------------------------
@@ -238,7 +239,6 @@ class Referee:
         self.ignored.clear()
         self.ignored_top = None
         self._thrown = None
-        self._top_named = None
         self._last_commit = None
         self._noted.clear()
         if self.lost:
@@ -590,21 +590,18 @@ class Referee:
         the covered card as top."""
         r = self.game.round
         top = snap.discard_top
-        if self._top_named is not None:
-            track, name = self._top_named
-            if top is not None and top.track == track:
-                discard = tuple(renamed(c, name) if c.track == track else c for c in snap.discard)
-                snap = replace(snap, discard=discard, discard_top=renamed(top, name))
-                top = snap.discard_top
-            else:
-                self._top_named = None
         if r is None or r.over or not r.pile or top is None:
             self._thrown = None
             return snap
         if self._thrown is not None:
-            thrown = next((c for c in self._with_faint(snap.discard) if c.track == self._thrown[0]), None)
-            if thrown is not None and top.track == self._thrown[1]:
-                discard = snap.discard if any(c is thrown for c in snap.discard) else (*snap.discard, thrown)
+            track, top_track, name = self._thrown
+            thrown = next((c for c in self._with_faint(snap.discard) if c.track == track), None)
+            if thrown is not None and top.track == top_track:
+                thrown = renamed(thrown, name) if name is not None else thrown
+                shown = any(c.track == track for c in snap.discard)
+                discard = (
+                    tuple(thrown if c.track == track else c for c in snap.discard) if shown else (*snap.discard, thrown)
+                )
                 return replace(snap, discard=discard, discard_top=thrown)
             self._thrown = None
         prev = self._prev_top
@@ -636,7 +633,7 @@ class Referee:
         if not new:
             return snap
         thrown = max(new, key=lambda c: (c.confidence, c.track))
-        self._thrown = (thrown.track, top.track)
+        self._thrown = (thrown.track, top.track, None)
         return replace(snap, discard_top=thrown)
 
     def _with_faint(self, discard: tuple[SeenCard, ...]) -> tuple[SeenCard, ...]:
@@ -950,14 +947,12 @@ class Referee:
         thrown on the pile had one index read JK 0.87 (the joker in play already), the other 9C 0.49
         (classic film 2000 round 3)."""
         fixed, out = self._repaired(ev, cards, snap, build=lambda names: replace(ev, card=Card(names[0])))
-        r = self.game.round
-        if fixed is not ev:
-            if len(out) == 1:
-                self._top_named = (out[0].track, out[0].card)  # the reader goes on naming it as first read
-            return fixed, out
-        if r is None or len(cards) != 1:
-            return ev, cards
         top, prev = cards[0], self._prev_top
+        if fixed is not ev:
+            self._thrown = (top.track, top.track, out[0].card)  # the reader goes on naming it as first read
+            return fixed, out
+        r = self.game.round
+        assert r is not None
         new = [
             c
             for c in self._with_faint(snap.discard)
@@ -973,7 +968,7 @@ class Referee:
                     snap,
                     [top, c],
                 )
-                self._thrown = (c.track, top.track)  # the reader's top stays this card while it shows
+                self._thrown = (c.track, top.track, None)  # the reader's top stays this card while it shows
                 return thrown, [c]
         return ev, cards
 
