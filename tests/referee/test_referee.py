@@ -728,3 +728,83 @@ def test_a_discard_the_rules_refuse_is_read_as_another_card_that_came_with_it(
     table.discard("5D")
     ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-2:] == [("Draw", "Cy", "stock"), ("Discard", "Cy", "")]
+
+
+def test_a_card_thrown_over_one_index_of_the_top_is_the_discard_and_stays_the_top(journal: Journal) -> None:
+    """petras §05: Bob throws a 10S on Ann's KH and covers its other index: the reader sees the KH by the
+    index it led with, where it lay, on a new track, and the 10S by one corner, 0.61, beside it (classic
+    film 2001 round 7). The 10S is Bob's discard, not a second KH. Cy's AS bought off the pile, the
+    reader again takes the KH's index, on its track from before the 10S came, for the top, with the 10S
+    still read beside it on a new track: the 10S still lies there; no one took it or threw a KH."""
+    ref, table = dealt(journal)
+    kh = replace(card("KH", 1113, 490), box=(1113, 490, 1203, 604), anchor=(1136, 504), orientation=-9.7)
+    table.top = kh
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("Discard", "Ann", "")]
+    index = replace(kh, box=(1130, 493, 1143, 516), anchor=(1136.2, 504.6), corners=1, orientation=None, track=next(_track))
+    ten = replace(_one_corner("10S", 1170, 0.61), box=(1168, 560, 1180, 580), anchor=(1174, 570))
+    rows = tuple(tuple(r) for r in table.rows)
+    ref.on_snapshot(TableSnapshot(10.0, 99, rows, (index, ten), index, (), IMAGE), 10.0)
+    assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
+    assert journal.events()[-1] == Discard("Bob", "10S", source="camera")
+    ace = replace(card("AS", 1120, 480), box=(1120, 480, 1200, 590), orientation=3.0)
+    ref.on_snapshot(TableSnapshot(20.0, 100, rows, (ace,), ace, (), IMAGE), 20.0)  # Cy's AS: a window opens
+    assert journal.events()[-1] == Discard("Cy", "AS", source="camera")
+    ref.on_press("Ann", 20.5)  # Ann claims the AS; Dee, to act, does not take it
+    ref.tick(23.5)  # while arms cover the pile
+    assert kinds(journal)[-1] == ("Buy", "Ann", "")
+    again = replace(ten, track=next(_track), confidence=0.67)
+    for k in range(2):
+        ref.on_snapshot(TableSnapshot(24.0 + k, 102 + k, rows, (index, again), index, (), IMAGE), 24.0 + k)
+        assert kinds(journal)[-1] == ("Buy", "Ann", "")  # nothing taken, nothing thrown
+    nine = replace(card("9D", 1115, 485), box=(1115, 485, 1195, 592), orientation=1.0)
+    ref.on_snapshot(TableSnapshot(26.0, 104, rows, (nine, again), nine, (), IMAGE), 26.0)
+    assert kinds(journal)[-2:] == [("Draw", "Dee", "stock"), ("Discard", "Dee", "")]
+    r = ref.game.round
+    assert r is not None and r.pile == ["3D", "KH", "10S", "9D"]
+    assert not ref.flags
+
+
+def test_a_lay_off_on_one_meld_while_another_meld_of_the_seat_misreads_is_taken(journal: Journal) -> None:
+    """petras §04: Ann lays a 7C off on her 7s while her queens' QH goes unread (classic film 2000 round
+    6: a 3S laid off on a run while the joker of the seat's other run read nothing). A card misread
+    shows as lost and new in its own meld's row, so the 7C is no misreading of the QH: the lay-off is
+    journaled, and the lost QH flagged for the host."""
+    ref, table = dealt(journal)
+    opened_and_round_played(ref, table)
+    table.rows[0] = [row("7H", "7D", "7S", "7C", y=440), row("QC", "QD", y=470)]
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", "")]
+    assert len(ref.flags) == 1 and "no longer shows QH" in ref.flags[0].reason
+    table.discard("JS")
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-1] == ("Discard", "Ann", "") and len(ref.flags) == 1
+
+
+def test_the_card_under_the_top_showing_more_after_a_take_by_button_is_no_discard(journal: Journal) -> None:
+    """classic Gameplay 3: Dee takes Cy's 10C with her button. The 10C lay on Bob's 4H, which lies on
+    Ann's 4C; with the 10C gone the 4C, read by one corner before, shows both (on a new track: an arm
+    went over it) and the reader takes it for the top, the 4H still read by its corner (classic film
+    2000 round 7). Dee has thrown nothing yet: her discard is the QS that comes next."""
+    ref, table = dealt(journal)
+    four = card("4C", 1091, 484)
+    four = replace(four, box=(1091, 484, 1185, 605), anchor=(1100, 495))
+    hearts = replace(card("4H", 1118, 470), box=(1118, 470, 1210, 590), anchor=(1126, 488))
+    ten = replace(card("10C", 1130, 480), box=(1130, 480, 1215, 600), anchor=(1190, 580))
+    rows = tuple(tuple(r) for r in table.rows)
+    four_corner = replace(four, box=(1109, 490, 1120, 509), corners=1, track=next(_track))
+    hearts_corner = replace(hearts, box=(1120, 479, 1132, 500), corners=1, track=next(_track))
+    piles = [(four,), (four_corner, hearts), (four_corner, hearts_corner, ten)]
+    for k, pile in enumerate(piles):  # Ann, Bob, Cy
+        ref.on_snapshot(TableSnapshot(10.0 * (k + 1), 10 + k, rows, pile, pile[-1], (), IMAGE), 10.0 * (k + 1))
+    assert [type(e).__name__ for e in journal.events()[-6:]] == ["Draw", "Discard"] * 3
+    ref.on_press("Dee", 30.5)  # Dee takes the 10C as her draw
+    assert kinds(journal)[-1] == ("Draw", "Dee", "discard")
+    shown = replace(four, track=next(_track))
+    ref.on_snapshot(TableSnapshot(31.0, 13, rows, (hearts_corner, shown), shown, (), IMAGE), 31.0)
+    assert kinds(journal)[-1] == ("Draw", "Dee", "discard")
+    queen = replace(card("QS", 1100, 470), box=(1100, 470, 1190, 590))
+    ref.on_snapshot(TableSnapshot(32.0, 14, rows, (queen, shown), queen, (), IMAGE), 32.0)
+    assert journal.events()[-1] == Discard("Dee", "QS", source="camera")
+    r = ref.game.round
+    assert r is not None and r.pile == ["3D", "4C", "4H", "QS"]

@@ -511,21 +511,22 @@ class Referee:
 
         Returns (meld index -> (row, cards the row has beyond the meld; a run's beyond its ends)), rows
         matching no meld (zone index, row), every unexplained card per zone (ignored ones left out), and
-        the melds that lost cards (a misreading), as (zone, what it no longer shows).
+        the melds that lost cards (a misreading), as (zone, what it no longer shows, meld index, whether
+        no row shows it at all).
         """
         r = self.game.round
         assert r is not None
         matched: dict[int, tuple[SeenMeld, list[SeenCard]]] = {}
         unlaid: list[tuple[int, SeenCard]] = []  # readings inside a run's row: no lay-off, unexplained
         used: set[tuple[int, int]] = set()
-        lost: list[tuple[str, str]] = []
+        lost: list[tuple[str, str, int, bool]] = []
         for k, m in enumerate(r.table):
             zone = self.seats.index(m.owner) if m.owner in self.seats else -1
             if zone < 0 or zone >= len(snap.seats):
                 continue
             j = best_row(m, snap.seats[zone], {b for a, b in used if a == zone})
             if j is None:
-                lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)})"))
+                lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)})", k, True))
                 continue
             row = snap.seats[zone][j]
             used.add((zone, j))
@@ -542,7 +543,7 @@ class Referee:
             extra = [row.cards[i] for i in beyond if i not in inside]
             if +rest:
                 gone = " ".join(sorted(rest.elements()))
-                lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)}) no longer shows {gone}"))
+                lost.append((f"seat:{zone}", f"meld {k} ({' '.join(m.cards)}) no longer shows {gone}", k, False))
             matched[k] = (row, extra)
             unlaid.extend((zone, row.cards[i]) for i in sorted(inside))
         new_rows = [(i, row) for i, rows in enumerate(snap.seats) for j, row in enumerate(rows) if (i, j) not in used]
@@ -618,7 +619,9 @@ class Referee:
             # corner that came new with it is a covered card's index seen anew (a QD beside a second
             # QH thrown on a QH, petras film 2001 round 5)
             return snap
-        still = turned
+        # so is a top seen by both corners before and now by one, at the index it led with: the card
+        # thrown on it covers the other (a 10S 0.61 beside a KH's index, classic film 2001 round 7)
+        still = turned or (prev.orientation is not None and top.corners < 2 and _same_index(prev, top))
 
         def thrown_like(c: SeenCard) -> bool:
             if c.confidence >= MISREAD_CORNER_BELOW:
@@ -665,8 +668,10 @@ class Referee:
         if self.ignored_top == (top.card, top.track):
             return "same"
         agreed = sum(c.card == top.card for c in snap.discard) >= 2  # both its corners read it, unpaired
+        thrown = self._thrown is not None and self._thrown[0] == top.track  # taken for thrown on the top
         if (
             pile
+            and not thrown
             and top.card not in pile[-2:]
             and (top.corners < 2 or top.card == "JK")
             and top.confidence < MISREAD_CORNER_BELOW
@@ -693,6 +698,12 @@ class Referee:
                 return "same"
             return "ambiguous" if len(pile) >= 2 and pile[-2] == top.card and not r.drawn else "new"
         if len(pile) >= 2 and top.card == pile[-2]:
+            held = self._top_at.get(len(pile) - 1)
+            if held is not None and top.track < held.track and any(c.card == pile[-1] for c in snap.discard):
+                # the card under the top, on the reader's track from before the top came, and the top
+                # still read: the top was thrown on it, covering part of it, and is still there (a KH's
+                # index beside the 10S thrown on it, classic film 2001 round 7)
+                return "same"
             # the card under the old top shows again: a take, unless the seat to act has drawn already
             # (then it discarded a card of that name) or the old top is still seen under it
             prev = self._prev_top
@@ -701,8 +712,32 @@ class Referee:
             # lands elsewhere
             before = self._top_at.get(len(pile) - 2)
             elsewhere = before is not None and before.track != top.track and not _same_spot(before, top)
+            if r.drawn and self._uncovered(top, snap):
+                return "same"
             return "new" if r.drawn or under or elsewhere else "taken"
         return "new"
+
+    def _uncovered(self, top: SeenCard, snap: TableSnapshot) -> bool:
+        """Whether `top`, named like the card under the journal's top, is that card showing more than it
+        did: the last snapshot read one corner of its name inside where it reads now, and the journal's
+        top is still read where it lay. A take by button uncovers it (an arm changed its pixels: a new
+        track), and the seat that took the top has thrown nothing yet (a 4C under the 4H under a 10C
+        taken, classic film 2000 round 7)."""
+        r = self.game.round
+        assert r is not None
+        held = self._top_at.get(len(r.pile) - 1)
+        last = self.last
+        if held is None or last is None or not any(c is not top and _same_place(c, held) for c in snap.discard):
+            return False
+        x1, y1, x2, y2 = top.box
+        return any(
+            c.card == top.card
+            and c.corners < 2
+            and c is not last.discard_top
+            and x1 <= (c.box[0] + c.box[2]) / 2 <= x2
+            and y1 <= (c.box[1] + c.box[3]) / 2 <= y2
+            for c in last.discard
+        )
 
     def _play(self, snap: TableSnapshot, now: float) -> None:
         r = self.game.round
@@ -772,9 +807,8 @@ class Referee:
             top = snap.discard_top
             assert top is not None
             plan.append((Discard(turn, Card(top.card), source="camera"), [top]))
-        lost_text = "; ".join(what for _, what in lost)
-        lost_zones = {z for z, _ in lost}
-        doubtful = [p for p in plan if self._meld_zone(p[0]) in lost_zones]
+        lost_text = "; ".join(what for _, what, _, _ in lost)
+        doubtful = [p for p in plan if _doubtful(p[0], self._meld_zone(p[0]), lost)]
         if doubtful:
             # cards appear in a zone whose melds lost cards: likely a misreading, not a move; the other
             # moves (a discard, another seat's melds) go on. While the turn lasts they are planned again
@@ -1068,6 +1102,26 @@ def _same_spot(a: SeenCard, b: SeenCard, share: float = 0.08, turn_deg: float = 
     if a.orientation is not None and b.orientation is not None:
         if abs(normalise_orientation(a.orientation - b.orientation)) > turn_deg:
             return False
+    return max(abs(a.anchor[0] - b.anchor[0]), abs(a.anchor[1] - b.anchor[1])) <= tol
+
+
+def _doubtful(ev: Event, zone: str | None, lost: list[tuple[str, str, int, bool]]) -> bool:
+    """Whether `ev`, adding cards to the melds of `zone`, may be a misreading of the melds there that lost
+    cards (`lost` as `Referee._match` gives it): a card read otherwise shows as one lost and one new in
+    its meld's row. A lay-off on another meld is no misreading of it, unless a meld of the zone shows in no
+    row at all (its cards may have gone to another row): a 3S laid off on Cy's run while the joker of her
+    other run went unread (classic film 2000 round 6)."""
+    here = [(k, whole) for z, _, k, whole in lost if z == zone]
+    if not here:
+        return False
+    if isinstance(ev, LayOff):
+        return any(k == ev.meld or whole for k, whole in here)
+    return True
+
+
+def _same_index(a: SeenCard, b: SeenCard, share: float = 0.08) -> bool:
+    """Whether `b`'s leading index lies where `a`'s did (within `share` of `a`'s card size)."""
+    tol = share * max(a.box[2] - a.box[0], a.box[3] - a.box[1], 1.0)
     return max(abs(a.anchor[0] - b.anchor[0]), abs(a.anchor[1] - b.anchor[1])) <= tol
 
 
