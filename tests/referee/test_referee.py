@@ -741,7 +741,8 @@ def test_a_card_thrown_over_one_index_of_the_top_is_the_discard_and_stays_the_to
     table.top = kh
     ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("Discard", "Ann", "")]
-    index = replace(kh, box=(1130, 493, 1143, 516), anchor=(1136.2, 504.6), corners=1, orientation=None, track=next(_track))
+    index = replace(kh, box=(1130, 493, 1143, 516), anchor=(1136.2, 504.6), corners=1, orientation=None)
+    index = replace(index, track=next(_track))
     ten = replace(_one_corner("10S", 1170, 0.61), box=(1168, 560, 1180, 580), anchor=(1174, 570))
     rows = tuple(tuple(r) for r in table.rows)
     ref.on_snapshot(TableSnapshot(10.0, 99, rows, (index, ten), index, (), IMAGE), 10.0)
