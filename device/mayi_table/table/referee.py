@@ -505,7 +505,7 @@ class Referee:
         dict[int, tuple[SeenMeld, list[SeenCard]]],
         list[tuple[int, SeenMeld]],
         dict[str, list[SeenCard]],
-        list[tuple[str, str]],
+        list[tuple[str, str, int, bool]],
     ]:
         """Engine melds matched to the rows of their owner's zone.
 
@@ -729,13 +729,8 @@ class Referee:
         last = self.last
         if held is None or last is None or not any(c is not top and _same_place(c, held) for c in snap.discard):
             return False
-        x1, y1, x2, y2 = top.box
         return any(
-            c.card == top.card
-            and c.corners < 2
-            and c is not last.discard_top
-            and x1 <= (c.box[0] + c.box[2]) / 2 <= x2
-            and y1 <= (c.box[1] + c.box[3]) / 2 <= y2
+            c.card == top.card and c.corners < 2 and c is not last.discard_top and _centre_in(c, top)
             for c in last.discard
         )
 
@@ -1085,8 +1080,11 @@ def _same_place(a: SeenCard, b: SeenCard) -> bool:
     shrunk to the corners still showing) its box centre within `b`'s box."""
     if a.card != b.card:
         return False
-    if a.track == b.track:
-        return True
+    return a.track == b.track or _centre_in(a, b)
+
+
+def _centre_in(a: SeenCard, b: SeenCard) -> bool:
+    """Whether the centre of `a`'s box lies within `b`'s box."""
     cx, cy = (a.box[0] + a.box[2]) / 2, (a.box[1] + a.box[3]) / 2
     return b.box[0] <= cx <= b.box[2] and b.box[1] <= cy <= b.box[3]
 
