@@ -809,3 +809,35 @@ def test_the_card_under_the_top_showing_more_after_a_take_by_button_is_no_discar
     assert journal.events()[-1] == Discard("Dee", "QS", source="camera")
     r = ref.game.round
     assert r is not None and r.pile == ["3D", "4C", "4H", "QS"]
+
+
+def test_a_card_thrown_on_the_top_covering_a_lone_corner_of_its_name_is_the_discard(journal: Journal) -> None:
+    """petras §05: Cy throws a 9C, Dee a 4D on it that leaves the 9C's corner showing; Ann, who has
+    drawn and laid off, throws another 9C on the 4D, covering that corner (the reader gives the 4D a
+    new track). No take happened since the last snapshot, so this is Ann's discard, not the 9C under
+    the top showing more (petras film 2000 round 5)."""
+    ref, table = dealt(journal)
+    opened_and_round_played(ref, table)  # Ann opens and throws KS, Bob KH, Cy KD, Dee KC
+    for name in ("5S", "8H"):  # Ann, Bob
+        table.discard(name)
+        ref.on_snapshot(table.snap(), table.t)
+    old = replace(card("9C"), box=(559, 238, 603, 296), anchor=(597, 288), orientation=5.5)
+    corner = replace(old, box=(595, 281, 601, 291), corners=1, track=next(_track), orientation=None)
+    four = replace(card("4D"), box=(553, 238, 596, 296), anchor=(557, 246), orientation=4.3)
+
+    def show(*pile: SeenCard) -> None:
+        table.t += 1.0
+        rows = tuple(tuple(r) for r in table.rows)
+        ref.on_snapshot(TableSnapshot(table.t, int(table.t), rows, pile, pile[0], (), IMAGE), table.t)
+
+    show(old)  # Cy
+    show(four, corner)  # Dee
+    table.rows[0][0] = row("7H", "7D", "7S", "7C", y=440)
+    show(four, corner)  # Ann draws and lays off the 7C
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("LayOff", "Ann", "")]
+    new = replace(card("9C"), box=(554, 239, 600, 298), anchor=(594, 290), orientation=-8.2)
+    four_corner = replace(four, box=(555, 243, 560, 253), corners=1, track=next(_track), orientation=None)
+    show(new, four_corner)
+    assert journal.events()[-1] == Discard("Ann", "9C", source="camera")
+    r = ref.game.round
+    assert r is not None and r.pile[-3:] == ["9C", "4D", "9C"]

@@ -722,12 +722,19 @@ class Referee:
         did: the last snapshot read one corner of its name inside where it reads now, and the journal's
         top is still read where it lay. A take by button uncovers it (an arm changed its pixels: a new
         track), and the seat that took the top has thrown nothing yet (a 4C under the 4H under a 10C
-        taken, classic film 2000 round 7)."""
+        taken, classic film 2000 round 7). Only just after such a take: a card thrown on an identical
+        one covers that one's lone corner too (a QC thrown on the 4D lying on a QC, petras film 2000
+        round 5)."""
         r = self.game.round
         assert r is not None
         held = self._top_at.get(len(r.pile) - 1)
         last = self.last
-        if held is None or last is None or not any(c is not top and _same_place(c, held) for c in snap.discard):
+        if (
+            tuple(r.pile) == self._pile_at_last
+            or held is None
+            or last is None
+            or not any(c is not top and _same_place(c, held) for c in snap.discard)
+        ):
             return False
         return any(
             c.card == top.card and c.corners < 2 and c is not last.discard_top and _centre_in(c, top)
