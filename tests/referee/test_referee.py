@@ -841,3 +841,12 @@ def test_a_card_thrown_on_the_top_covering_a_lone_corner_of_its_name_is_the_disc
     assert journal.events()[-1] == Discard("Ann", "9C", source="camera")
     r = ref.game.round
     assert r is not None and r.pile[-3:] == ["9C", "4D", "9C"]
+    # Bob takes the 9C by his button and throws it back where it lay: the reader gives it its track from
+    # before, older than the 4D's new one, and reads it whole; it is Bob's discard
+    ref.on_press("Bob", table.t + 0.5)
+    assert kinds(journal)[-1] == ("Draw", "Bob", "discard")
+    shown = replace(four, track=next(_track))
+    show(shown, replace(corner, track=next(_track)))
+    show(new, replace(shown, box=four_corner.box, corners=1, track=next(_track), orientation=None))
+    assert journal.events()[-1] == Discard("Bob", "9C", source="camera")
+    assert r.pile[-3:] == ["9C", "4D", "9C"] and r.turn == "Cy"

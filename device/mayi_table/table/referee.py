@@ -699,10 +699,13 @@ class Referee:
             return "ambiguous" if len(pile) >= 2 and pile[-2] == top.card and not r.drawn else "new"
         if len(pile) >= 2 and top.card == pile[-2]:
             held = self._top_at.get(len(pile) - 1)
-            if held is not None and top.track < held.track and any(c.card == pile[-1] for c in snap.discard):
-                # the card under the top, on the reader's track from before the top came, and the top
-                # still read: the top was thrown on it, covering part of it, and is still there (a KH's
-                # index beside the 10S thrown on it, classic film 2001 round 7)
+            covered = top.corners < 2 and held is not None and top.track < held.track
+            if covered and any(c.card == pile[-1] for c in snap.discard):
+                # the card under the top, by one corner on the reader's track from before the top came,
+                # and the top still read: the top was thrown on it, covering part of it, and is still
+                # there (a KH's index beside the 10S thrown on it, classic film 2001 round 7); a card
+                # read whole is thrown on the top (a QC taken and thrown back on the 4D it lay on,
+                # keeping its track, petras film 2000 round 5)
                 return "same"
             # the card under the old top shows again: a take, unless the seat to act has drawn already
             # (then it discarded a card of that name) or the old top is still seen under it
