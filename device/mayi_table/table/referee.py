@@ -655,8 +655,13 @@ class Referee:
             and r is not None
             and prev.card == top.card
             and prev.track != top.track
-            and tuple(r.pile) == self._pile_at_last
+            and not self._pile_changed_since_last()
         )
+
+    def _pile_changed_since_last(self) -> bool:
+        """Whether a button event (a take, a buy) changed the pile since the last snapshot."""
+        r = self.game.round
+        return r is not None and tuple(r.pile) != self._pile_at_last
 
     def _pile_change(self, snap: TableSnapshot) -> str:
         r = self.game.round
@@ -733,7 +738,7 @@ class Referee:
         held = self._top_at.get(len(r.pile) - 1)
         last = self.last
         if (
-            tuple(r.pile) == self._pile_at_last
+            not self._pile_changed_since_last()
             or held is None
             or last is None
             or not any(c is not top and _same_place(c, held) for c in snap.discard)
