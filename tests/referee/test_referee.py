@@ -637,18 +637,19 @@ def test_a_card_thrown_on_the_top_that_the_reader_took_for_a_card_under_it_is_th
 
 
 @pytest.mark.parametrize(
-    ("moved", "phantom", "lone", "corner", "sure", "discarded"),
+    ("moved", "phantom", "lone", "corner", "sure", "discarded", "shown"),
     [
-        (False, False, False, "6H", 0.87, "6H"),
-        (True, False, False, "6H", 0.87, "4D"),
-        (True, False, False, "6H", 0.99, "4D"),
-        (False, True, False, "6H", 0.87, "4D"),
-        (False, False, True, "6H", 0.87, "4D"),
-        (False, False, False, "3D", 0.87, "4D"),
+        (False, False, False, "6H", 0.87, "6H", False),
+        (True, False, False, "6H", 0.87, "4D", False),
+        (True, False, False, "6H", 0.99, "4D", False),
+        (False, True, False, "6H", 0.87, "4D", False),
+        (False, False, True, "6H", 0.87, "4D", False),
+        (False, False, False, "3D", 0.87, "4D", False),
+        (False, False, False, "QH", 0.99, "4D", True),
     ],
 )
 def test_a_fairly_sure_corner_on_a_top_that_did_not_move_is_the_card_thrown_on_it(
-    journal: Journal, moved: bool, phantom: bool, lone: bool, corner: str, sure: float, discarded: str
+    journal: Journal, moved: bool, phantom: bool, lone: bool, corner: str, sure: float, discarded: str, shown: bool
 ) -> None:
     """Bob throws a 6H on the 4D on top (Dee, in the film); its upper index is lost in a box over the indices stacked
     under it (read JK 0.78), its lower one reads 6H 0.87, and the 4D, its pixels changed, gets a new
@@ -657,19 +658,26 @@ def test_a_fairly_sure_corner_on_a_top_that_did_not_move_is_the_card_thrown_on_i
     card thrown; a 4D seen by one corner does not tell its turn, so it may be another 4D too (an AC
     thrown on an AC, petras film 2002 round 2); a corner naming the 3D under the 4D is the 3D's index
     seen again, not a card thrown (a 9D 0.55 beside that second AC). A 4D that moved is another 4D
-    however sure the new corner beside it (a QD 0.99 beside a second QH, petras film 2001 round 5)."""
+    however sure the new corner beside it (a QD 0.99 beside a second QH, petras film 2001 round 5). A
+    corner read where the last snapshot read one of its name is a covered card's index, its pixels
+    changed by the throw: the top is another 4D thrown where the first lay (a QH's index beside a second
+    8C thrown 3 degrees from the first, classic film 1001 round 7)."""
     ref, table = dealt(journal)
     four = replace(card("4D", 480, 260), box=(1132, 478, 1197, 584), orientation=-5.1)
     if lone:
         four = replace(four, box=(1132, 478, 1143, 496), corners=1, orientation=None)
     table.top = four
-    ref.on_snapshot(table.snap(), table.t)
+    peeking = _one_corner(corner, 1169, sure)
+    if shown:  # the covered card's index shows beside the first 4D
+        ref.on_snapshot(replace(table.snap(), discard=(four, peeking)), table.t)
+    else:
+        ref.on_snapshot(table.snap(), table.t)
     assert kinds(journal)[-1] == ("Discard", "Ann", "")
     again = replace(four, track=next(_track))
     if moved:
         again = replace(again, box=(1140, 470, 1205, 576), orientation=2.0)
     stacked = _one_corner("JK", 1112, 0.78)
-    thrown = [stacked] if phantom else [stacked, _one_corner(corner, 1169, sure)]
+    thrown = [stacked] if phantom else [stacked, replace(peeking, track=next(_track))]
     rows = tuple(tuple(r) for r in table.rows)
     ref.on_snapshot(TableSnapshot(table.t + 1, 99, rows, (again, *thrown), again, (), IMAGE), table.t + 1)
     assert kinds(journal)[-2:] == [("Draw", "Bob", "stock"), ("Discard", "Bob", "")]
