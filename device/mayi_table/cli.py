@@ -285,6 +285,7 @@ def evaluate(
         with progress(scenes, "held-out scenes") as bar:
             score = evaluate_scenes(reader, scenes, seed=seed, designs=held_out, progress=bar.update)
         out["scenes"] = {"count": scenes, **score.total.as_dict(), "partial_reads": score.partial_reads}
+        out["scenes"].update(score.breakdown())
         out["per_card_f1"] = {c: round(k.f1, 4) for c, k in sorted(score.per_card.items())}
     if spreads:
         with progress(spreads, "hand spreads") as bar:
@@ -302,11 +303,17 @@ def evaluate(
         typer.echo(
             f"held-out scenes ({scenes}): precision {sc['precision']:.3f}  recall {sc['recall']:.3f}  F1 {sc['f1']:.3f}"
         )
+        for camera, k in sc["by_camera"].items():
+            typer.echo(
+                f"  {camera} camera ({k['frames']} frames): F1 {k['f1']:.3f}  ({k['fp']} false, {k['fn']} missed)"
+            )
     if "spreads" in out:
         sp = out["spreads"]
         typer.echo(
             f"hand spreads ({spreads}): points exact {sp['points_exact']:.1%}  cards exact {sp['cards_exact']:.1%}"
         )
+        for camera, k in sp["by_camera"].items():
+            typer.echo(f"  {camera} camera ({k['spreads']} spreads): points exact {k['points_exact']:.1%}")
     if "real_photos" in out:
         rp = out["real_photos"]
         typer.echo(f"real photos ({rp['photos']} photos, {rp['boxes']} cards): rank accuracy {rp['rank_accuracy']:.3f}")

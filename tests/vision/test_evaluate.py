@@ -78,3 +78,17 @@ def test_spread_points_use_both_profiles_values() -> None:
     """A joker is 25 in petras (§06) and 15 in classic (Scoring); an ace 15 and a ten 10 in both."""
     assert spread_points([]) == (0, 0)
     assert spread_points(["AS", "JK", "10H", "5C"]) == (15 + 25 + 10 + 5, 15 + 15 + 10 + 5)
+
+
+def test_figures_are_split_by_camera_and_design() -> None:
+    """A frame's hits and misses count in the total, under its camera (steady or shaken) and design."""
+    total = SceneScore()
+    total.add_scene(_score([_seen("QH", (0, 0))], [_label("QH", (1.0, 1.0))]), "proc24", shaken=False)
+    total.add_scene(_score([_seen("QD", (0, 0))], [_label("QH", (1.0, 1.0))]), "proc25", shaken=True)
+    assert (total.total.tp, total.total.fp, total.total.fn) == (1, 1, 1)
+    assert total.per_card["QH"].tp == 1 and total.per_card["QD"].fp == 1
+    split = total.breakdown()
+    steady = {"frames": 1, "tp": 1, "fp": 0, "fn": 0, "precision": 1.0, "recall": 1.0, "f1": 1.0}
+    assert split["by_camera"]["steady"] == steady
+    assert split["by_camera"]["shaken"]["frames"] == 1 and split["by_camera"]["shaken"]["f1"] == 0.0
+    assert split["by_design"]["proc25"]["fn"] == 1

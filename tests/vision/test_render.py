@@ -125,3 +125,50 @@ def test_dataset_of_hand_spreads_labels_their_indices(tmp_path: Path) -> None:
     assert len(images) == 3
     rows = [line for f in (tmp_path / "labels" / "train").glob("*.txt") for line in f.read_text().splitlines()]
     assert rows
+
+
+class _LoggingCv2:
+    """cv2 for the scene module, noting the frame-wide blurs and the JPEG quality it applies."""
+
+    def __init__(self) -> None:
+        self.applied: dict[str, float] = {}
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(cv2, name)
+
+    def GaussianBlur(self, img: np.ndarray, ksize: object, sigma: float) -> np.ndarray:
+        if img.ndim == 3:  # the frame, not a shadow mask
+            self.applied["blur_sigma"] = sigma
+        return cv2.GaussianBlur(img, ksize, sigma)
+
+    def filter2D(self, img: np.ndarray, depth: int, kernel: np.ndarray) -> np.ndarray:
+        self.applied["shake_px"] = kernel.shape[0]
+        return cv2.filter2D(img, depth, kernel)
+
+    def imencode(self, ext: str, img: np.ndarray, params: list[int]) -> tuple[bool, np.ndarray]:
+        self.applied["jpeg_quality"] = params[1]
+        return cv2.imencode(ext, img, params)
+
+
+def test_the_scene_says_how_the_camera_spoiled_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorded blur, camera shake and JPEG quality are exactly those applied to the frame (the
+    evaluation splits its figures by them), and a clean render records none."""
+    from mayi_table.vision.render import scene as scene_module
+
+    seen_shaken = seen_blurred = False
+    for seed in range(40):
+        logger = _LoggingCv2()
+        monkeypatch.setattr(scene_module, "cv2", logger)
+        _, spoil = scene_module.spoil_image(np.full((48, 64, 3), 128, np.uint8), random.Random(seed))
+        assert spoil.shake_px == logger.applied.get("shake_px", 0)
+        assert spoil.blur_sigma == logger.applied.get("blur_sigma", 0.0)
+        assert spoil.jpeg_quality == logger.applied["jpeg_quality"]
+        seen_shaken |= spoil.shake_px > 0
+        seen_blurred |= spoil.blur_sigma > 0
+    assert seen_shaken and seen_blurred
+    monkeypatch.undo()
+    rng = random.Random(3)
+    placed = layout_game(rng)[:6]
+    clean = draw_scene(placed, TRAIN_DESIGNS[2], rng, spoil=False, tilt_deg=0.0, size=(640, 480))
+    assert clean.design == TRAIN_DESIGNS[2].name
+    assert (clean.spoil.shake_px, clean.spoil.blur_sigma, clean.spoil.jpeg_quality) == (0, 0.0, 100)

@@ -53,10 +53,30 @@ def quad_box(q: np.ndarray) -> tuple[float, float, float, float]:
     return (float(x1), float(y1), float(x2), float(y2))
 
 
+@dataclass(frozen=True)
+class Spoil:
+    """What the camera did to a rendered frame: the blurs that decide whether its indices are legible."""
+
+    blur_sigma: float = 0.0  # Gaussian blur of the whole frame, px (0: none)
+    shake_px: int = 0  # camera-shake (motion) blur: the streak length, px (0: none)
+    jpeg_quality: int = 100
+    noise_sigma: float = 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "blur_sigma": round(self.blur_sigma, 2),
+            "shake_px": self.shake_px,
+            "jpeg_quality": self.jpeg_quality,
+            "noise_sigma": round(self.noise_sigma, 2),
+        }
+
+
 @dataclass
 class Scene:
     image: np.ndarray  # BGR
     labels: list[CardLabel] = field(default_factory=list)
+    design: str = ""  # the deck design the scene was drawn in (cards may carry their own)
+    spoil: Spoil = Spoil()  # none for a clean render
 
     def corner_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
         """Every visible corner index as (card, axis-aligned box)."""
@@ -302,9 +322,10 @@ def draw_scene(
             seen.append(qq if share_q >= VISIBLE_SHARE else None)
         share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
         labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), all_quads))
+    spoiled = Spoil()
     if spoil:
-        image = spoil_image(image, rng)
-    return Scene(image, labels)
+        image, spoiled = spoil_image(image, rng)
+    return Scene(image, labels, design.name, spoiled)
 
 
 def _uncovered(owner: np.ndarray, quad: np.ndarray, i: int) -> float:
@@ -352,8 +373,8 @@ def _soft_blob(
     return np.asarray(cv2.GaussianBlur(mask, (0, 0), rng.uniform(*blur)))
 
 
-def spoil_image(image: np.ndarray, rng: random.Random) -> np.ndarray:
-    """Uneven light, shadows, glare, blur, sensor noise and JPEG artefacts."""
+def spoil_image(image: np.ndarray, rng: random.Random) -> tuple[np.ndarray, Spoil]:
+    """Uneven light, shadows, glare, blur, sensor noise and JPEG artefacts; and the blurs applied."""
     h, w = image.shape[:2]
     img = image.astype(np.float32)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -368,20 +389,26 @@ def spoil_image(image: np.ndarray, rng: random.Random) -> np.ndarray:
     for _ in range(rng.randint(0, 2)):  # glare
         img += (rng.uniform(60, 160) * _soft_blob(h, w, rng, (30, 200), (20, 120), (10, 40)))[..., None]
     img = np.clip(img, 0, 255).astype(np.uint8)
+    sigma, k = 0.0, 0
     if rng.random() < 0.5:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.3))
-    if rng.random() < 0.2:  # motion blur
+        sigma = rng.uniform(0.3, 1.3)
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if rng.random() < 0.2:  # motion blur: the camera shaken during the exposure
         k = rng.randint(3, 7)
         kern = np.zeros((k, k), np.float32)
         kern[k // 2, :] = 1.0 / k
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         kern = cv2.warpAffine(kern, rot, (k, k))
         img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
-    noise = np.random.default_rng(rng.randint(0, 2**31)).normal(0, rng.uniform(1, 7), img.shape)
+    noise_rng = np.random.default_rng(rng.randint(0, 2**31))
+    noise_sigma = rng.uniform(1, 7)
+    noise = noise_rng.normal(0, noise_sigma, img.shape)
     img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(45, 95)])
+    quality = rng.randint(45, 95)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
-    return np.asarray(decoded) if decoded is not None else img
+    spoil = Spoil(sigma, k, quality, noise_sigma)
+    return (np.asarray(decoded) if decoded is not None else img), spoil
 
 
 def render_table(
