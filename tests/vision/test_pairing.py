@@ -331,6 +331,26 @@ def test_a_nine_whose_other_index_reads_six_is_one_card(angle: float) -> None:
     assert Counter(c.card for c in other) == Counter({"9H": 1, "6S": 1})
 
 
+@pytest.mark.parametrize("angle", [0.0, 30.0, 180.0])
+def test_a_four_index_cards_misread_edge_index_is_joined_by_its_next_reading(angle: float) -> None:
+    """A fan of a four-index deck (held-out Dondorf theme, spread 14 of `mayi-table evaluate`): a 2H
+    whose upside-down bottom-left index reads 2C 0.53 (next reading 2H 0.18) is one 2H, as a misread
+    diagonal is; with 2H under JOIN_MIN among its next readings the 2C stays a card."""
+    meld = ["5H", "2S", "2H", "6S", "AS"]
+    t = math.radians(angle)
+    top = (700 + 4 * math.cos(t) * 18 * 2.0, 500 - 4 * math.sin(t) * 18 * 2.0)
+    _, br, tr, _ = four_index_corners(meld[-1], top, angle, 2.0)
+    fan = fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True) + [tr, br]
+    bottom_left_of_2h = fan[5]
+    assert bottom_left_of_2h.card == "2H"
+    misread = replace(bottom_left_of_2h, card="2C", confidence=0.53, alternatives=(("2H", 0.18), ("10H", 0.09)))
+    cards = pair_corners([misread if c is bottom_left_of_2h else c for c in fan])
+    assert Counter(c.card for c in cards) == Counter(meld)
+    unlikely = replace(misread, alternatives=(("2H", JOIN_MIN / 2),))
+    cards = pair_corners([unlikely if c is bottom_left_of_2h else c for c in fan])
+    assert Counter(c.card for c in cards) == Counter(meld) + Counter({"2C": 1})
+
+
 def test_a_lone_index_away_from_a_cards_corners_is_not_absorbed() -> None:
     """A copy's index lying on the middle of a found card is another card, not that card's index."""
     tl, br = card_corners("9C", (500, 500), 0, 2.0)

@@ -539,8 +539,8 @@ def pair_corners(
     """
     corners = _one_face_per_index(corners)
     if four_index is not None:
-        return _grouped(corners, image_size, edges=four_index)
-    cards = _grouped(corners, image_size, edges=True)
+        return _grouped(corners, image_size, edges=four_index, join_edges=four_index)
+    cards = _grouped(corners, image_size, edges=True, join_edges=True)
     if any(len(c.corners) > 2 for c in cards):
         return cards  # a four-index deck is on the table: its cards' edges pair too
     scales = [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
@@ -580,10 +580,15 @@ def _diagonal_scale(card: PhysicalCard) -> float:
 
 
 def _grouped(
-    corners: Sequence[Corner], image_size: tuple[int, int] | None, edges: bool, scale: float | None = None
+    corners: Sequence[Corner],
+    image_size: tuple[int, int] | None,
+    edges: bool,
+    scale: float | None = None,
+    join_edges: bool = False,
 ) -> list[PhysicalCard]:
     """The physical cards of `corners`; two indices along one card's edge pair only when `edges` (and
-    at the table's `scale`, where given)."""
+    at the table's `scale`, where given), and two lone ones of different faces join along an edge only
+    with `join_edges` (a four-index deck known to be on the table, not only one whose scale fits)."""
     by_card: dict[str, list[Corner]] = defaultdict(list)
     for corner in corners:
         by_card[corner.card].append(corner)
@@ -626,7 +631,7 @@ def _grouped(
             out.append(
                 PhysicalCard(name, conf, box, tuple(card.corners), card.orientation, _alternatives(card.corners, name))
             )
-    out = _join_misread_diagonals(out, corners, image_size)
+    out = _join_misread_pairs(out, corners, image_size, edges=join_edges)
     out.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
     return out
 
@@ -646,16 +651,20 @@ def _turned(name: str) -> str | None:
     return {"6": "9", "9": "6"}[rank] + suit if rank in ("6", "9") else None
 
 
-def _join_misread_diagonals(
-    cards: list[PhysicalCard], corners: Sequence[Corner], image_size: tuple[int, int] | None
+def _join_misread_pairs(
+    cards: list[PhysicalCard],
+    corners: Sequence[Corner],
+    image_size: tuple[int, int] | None,
+    edges: bool = False,
 ) -> list[PhysicalCard]:
     """Join two lone corners of different faces lying where one card's two indices would, when one's
     next reading (JOIN_MIN or more) is the other's face: one card whose second index was misread (a
     JS's bottom index read JC 0.51, JS 0.49), or when the two are a 6 and a 9 of one suit. The card
     takes the face both readings make likeliest; joined to a JK, the face whose index the boxes fit
-    better."""
+    better. With `edges` (a four-index deck on the table), two lone corners along one card's edge
+    join the same way (a fanned Dondorf 2H whose upside-down bottom-left index read 2C 0.53, 2H 0.18)."""
     lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
-    joins: list[tuple[float, int, int, str, PairFit]] = []
+    joins: list[tuple[float, int, int, str, PairFit | None]] = []  # a join along an edge has no fit
     for x, i in enumerate(lone):
         for j in lone[x + 1 :]:
             a, b = cards[i].corners[0], cards[j].corners[0]
@@ -673,6 +682,8 @@ def _join_misread_diagonals(
                 fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)
                 if fit is not None:
                     fits[name] = (pa * pb, fit)
+                elif edges and fit_side(replace(a, card=name), replace(b, card=name), corners) is not None:
+                    joins.append((pa * pb, i, j, name, None))
             face = next((n for n in (a.card, b.card) if n != "JK"), None)
             if "JK" in fits and face is not None:
                 # a mark read JK is one the model could not place, and a joker's index is taller and
@@ -688,8 +699,12 @@ def _join_misread_diagonals(
             continue
         used.update((i, j))
         pair = (cards[i].corners[0], cards[j].corners[0])
-        o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
-        box = _union([pair[0].box, pair[1].box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())])
+        boxes = [pair[0].box, pair[1].box]
+        if fit is not None:
+            o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
+            boxes.append((o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max()))
         conf = max(_reading(c, name) for c in pair)
-        out.append(PhysicalCard(name, conf, _clip(box, image_size), pair, fit.orientation, _alternatives(pair, name)))
+        orientation = fit.orientation if fit is not None else None
+        box = _clip(_union(boxes), image_size)
+        out.append(PhysicalCard(name, conf, box, pair, orientation, _alternatives(pair, name)))
     return [c for k, c in enumerate(cards) if k not in used] + out
