@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -14,20 +11,11 @@ from mayi_table.vision.recognize import Recognizer
 from mayi_table.vision.render.faces import TRAIN_DESIGNS
 from mayi_table.vision.render.scene import draw_scene, layout_game
 
-SHEET = Path(__file__).resolve().parents[2] / "benchmarks" / "index_sheet.py"
-
-
-def _sheet():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("index_sheet", SHEET)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+from .scripts import load_benchmark
 
 
 def test_each_visible_index_gets_a_tile_with_its_card_and_reading() -> None:
-    sheet = _sheet()
+    sheet = load_benchmark("index_sheet")
     rng = random.Random(5)
     scene = draw_scene(layout_game(rng)[:8], TRAIN_DESIGNS[0], rng, spoil=False, tilt_deg=0.0, size=(960, 720))
     visible = sum(q is not None for label in scene.labels for q in label.corners)

@@ -4,8 +4,6 @@ round in the journal, so that each later round is measured on its own."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
 
 from mayi_table.rules.events import Deal, Discard
@@ -15,16 +13,11 @@ from mayi_table.table.journal import Journal
 from mayi_table.vision.classes import PhysicalCard
 from mayi_table.vision.render.game import FilmFrame, GameFilm, oracle_cards
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "referee.py"
+from .scripts import load_benchmark
 
 
 def _bench():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("referee_benchmark", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("referee")
 
 
 def test_the_host_undoes_what_went_wrong_and_enters_the_truth(tmp_path: Path) -> None:
