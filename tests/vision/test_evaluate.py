@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from mayi_table.vision.classes import Corner, PhysicalCard
-from mayi_table.vision.evaluate import SceneScore, score_cards, spread_points
-from mayi_table.vision.render.scene import CardLabel
+from mayi_table.vision.evaluate import SceneScore, camera_of, score_cards, spread_points
+from mayi_table.vision.render.scene import CardLabel, Spoil
 
 
 def _quad(x: float, y: float) -> np.ndarray:
@@ -83,8 +83,8 @@ def test_spread_points_use_both_profiles_values() -> None:
 def test_figures_are_split_by_camera_and_design() -> None:
     """A frame's hits and misses count in the total, under its camera (steady or shaken) and design."""
     total = SceneScore()
-    total.add_scene(_score([_seen("QH", (0, 0))], [_label("QH", (1.0, 1.0))]), "proc24", shaken=False)
-    total.add_scene(_score([_seen("QD", (0, 0))], [_label("QH", (1.0, 1.0))]), "proc25", shaken=True)
+    total.add_scene(_score([_seen("QH", (0, 0))], [_label("QH", (1.0, 1.0))]), "proc24", "steady")
+    total.add_scene(_score([_seen("QD", (0, 0))], [_label("QH", (1.0, 1.0))]), "proc25", "shaken")
     assert (total.total.tp, total.total.fp, total.total.fn) == (1, 1, 1)
     assert total.per_card["QH"].tp == 1 and total.per_card["QD"].fp == 1
     split = total.breakdown()
@@ -92,3 +92,6 @@ def test_figures_are_split_by_camera_and_design() -> None:
     assert split["by_camera"]["steady"] == steady
     assert split["by_camera"]["shaken"]["frames"] == 1 and split["by_camera"]["shaken"]["f1"] == 0.0
     assert split["by_design"]["proc25"]["fn"] == 1
+    # a frame is shaken when the camera streaked it, whatever its focus blur
+    assert camera_of(Spoil(shake_px=4)) == "shaken"
+    assert camera_of(Spoil(blur_sigma=1.2, jpeg_quality=45)) == camera_of(Spoil()) == "steady"

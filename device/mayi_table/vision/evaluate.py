@@ -26,7 +26,7 @@ import numpy as np
 from ..rules.profiles import make_profile
 from .classes import Box, CardReader, PhysicalCard
 from .render.faces import HELD_OUT_DESIGNS, Design
-from .render.scene import CardLabel, quad_box, render_spread, render_table
+from .render.scene import CardLabel, Spoil, quad_box, render_spread, render_table
 
 REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -75,9 +75,8 @@ class SceneScore:
     by_design: dict[str, Counts] = field(default_factory=lambda: defaultdict(Counts))
     frames: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # frames per camera
 
-    def add_scene(self, scene: SceneScore, design: str, shaken: bool) -> None:
+    def add_scene(self, scene: SceneScore, design: str, camera: str) -> None:
         """Fold one frame's score in, under its design and camera."""
-        camera = camera_of(shaken)
         self.total.add(scene.total)
         for card, counts in scene.per_card.items():
             self.per_card[card].add(counts)
@@ -94,8 +93,9 @@ class SceneScore:
         }
 
 
-def camera_of(shaken: bool) -> str:
-    return "shaken" if shaken else "steady"
+def camera_of(spoil: Spoil) -> str:
+    """Whether a frame was blurred by a shaken camera ("shaken") or not ("steady")."""
+    return "shaken" if spoil.shake_px > 0 else "steady"
 
 
 PARTLY_SEEN_SHARE = 0.5  # an index this much uncovered may be read; only one past VISIBLE_SHARE must be
@@ -162,7 +162,7 @@ def evaluate_scenes(
         scene = render_table(seed * 1_000_003 + n, designs)
         one = SceneScore()
         score_cards(reader.recognize(scene.image), scene.labels, one)
-        score.add_scene(one, scene.design, scene.spoil.shake_px > 0)
+        score.add_scene(one, scene.design, camera_of(scene.spoil))
         if progress:
             progress(1)
     return score
@@ -189,7 +189,7 @@ def evaluate_spreads(
         right = spread_points(seen) == spread_points(truth)
         exact += right
         same_cards += Counter(seen) == Counter(truth)
-        tally = camera[camera_of(scene.spoil.shake_px > 0)]
+        tally = camera[camera_of(scene.spoil)]
         tally[0] += 1
         tally[1] += right
         if not right:

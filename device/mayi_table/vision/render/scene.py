@@ -62,14 +62,6 @@ class Spoil:
     jpeg_quality: int = 100
     noise_sigma: float = 0.0
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {
-            "blur_sigma": round(self.blur_sigma, 2),
-            "shake_px": self.shake_px,
-            "jpeg_quality": self.jpeg_quality,
-            "noise_sigma": round(self.noise_sigma, 2),
-        }
-
 
 @dataclass
 class Scene:
