@@ -21,7 +21,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device"))
 
 from mayi_table.vision.classify import MIN_CONFIDENCE  # noqa: E402
-from mayi_table.vision.index_crops import index_crop  # noqa: E402
+from mayi_table.vision.detect import ModelError  # noqa: E402
+from mayi_table.vision.index_crops import index_crop, iou  # noqa: E402
 from mayi_table.vision.recognize import Recognizer  # noqa: E402
 from mayi_table.vision.render.faces import HELD_OUT_DESIGNS  # noqa: E402
 from mayi_table.vision.render.scene import Scene, quad_box, render_table  # noqa: E402
@@ -30,14 +31,6 @@ from mayi_table.vision.render.themes import theme_split  # noqa: E402
 TILE = 96
 PER_ROW = 14
 ON_INDEX = 0.3  # a detector box overlapping a true index by this IoU is read as that index
-
-
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _text(img: np.ndarray, text: str, y: int, colour: tuple[int, int, int]) -> None:
@@ -56,10 +49,10 @@ def tiles(reader: Recognizer, scene: Scene) -> list[np.ndarray]:
             if quad is None:
                 continue
             truth = quad_box(quad)
-            best = max(range(len(boxes)), key=lambda k: _iou(boxes[k], truth), default=None)
+            best = max(range(len(boxes)), key=lambda k: iou(boxes[k], truth), default=None)
             tile = cv2.resize(index_crop(scene.image, truth, size=64), (TILE, TILE), interpolation=cv2.INTER_NEAREST)
             _text(tile, label.card, 13, (0, 0, 0))
-            if best is None or _iou(boxes[best], truth) < ON_INDEX:
+            if best is None or iou(boxes[best], truth) < ON_INDEX:
                 _text(tile, "-", TILE - 4, (128, 128, 128))
             else:
                 name, conf, _ = readings[best]
@@ -78,7 +71,11 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True, help="PNG file to write")
     args = ap.parse_args()
     designs = list(HELD_OUT_DESIGNS) + theme_split()[1]
-    reader = Recognizer(args.model, "onnx")
+    try:
+        reader = Recognizer(args.model, "onnx")
+    except ModelError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     if reader.classifier is None:
         print(f"{args.model}: no index classifier", file=sys.stderr)
         return 1

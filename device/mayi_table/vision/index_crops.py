@@ -40,7 +40,8 @@ def index_crop(image: np.ndarray, box: Box, size: int = CROP_SIZE, pad: float = 
     return np.asarray(cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE))
 
 
-def _iou(a: Box, b: Box) -> float:
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes (x1, y1, x2, y2)."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
     inter = ix * iy
@@ -77,7 +78,7 @@ def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> 
                 out.append((lab.card, jittered(quad_box(q), rng)))
             elif 0.15 <= share < UNREADABLE_SHARE:
                 box = jittered(quad_box(q), rng)
-                if all(_iou(box, b) < 0.1 for _, b in visible):  # not where another card's index shows
+                if all(iou(box, b) < 0.1 for _, b in visible):  # not where another card's index shows
                     out.append((NONE, box))
     hidden = [lab for lab in scene.labels if lab.visible_share > 0.05]
     for _ in range(int(len(visible) * negatives) + 1):
@@ -92,7 +93,7 @@ def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> 
         else:
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         cand = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
-        if all(_iou(cand, b) < 0.1 for _, b in visible):
+        if all(iou(cand, b) < 0.1 for _, b in visible):
             out.append((NONE, cand))
     return out
 
