@@ -134,7 +134,10 @@ def dataset(
     seed: int | None = typer.Option(None, help="Seed; the same seed renders the same data."),
     recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
     designs: str = typer.Option(
-        "procedural", help="Training deck designs: procedural, themes (Debian card themes, installed) or all."
+        "procedural",
+        help="Training deck designs, groups joined by commas: procedural (the first 24), variants (18 more: "
+        "large bold indices, every joker mark, four-index faces), themes (Debian card themes, installed); "
+        "all is procedural,themes.",
     ),
     zoomed_share: float | None = typer.Option(None, help="Share of tables framed closer (default: the recipe's)."),
     spread_share: float | None = typer.Option(
@@ -167,13 +170,15 @@ def dataset(
     for key, value in chosen_settings:
         if value is not None:
             conf[key] = value
-    if designs not in ("procedural", "themes", "all"):
-        _fail("--designs is procedural, themes or all")
-    from .vision.render.faces import TRAIN_DESIGNS
+    from .vision.render.faces import TRAIN_DESIGNS, VARIANT_DESIGNS
     from .vision.render.themes import theme_split
 
-    chosen = list(TRAIN_DESIGNS) if designs != "themes" else []
-    if designs != "procedural":
+    groups = {g.strip() for g in designs.replace("all", "procedural,themes").split(",")}
+    if not groups or groups - {"procedural", "variants", "themes"}:
+        _fail(f"--designs {designs}: groups are procedural, variants, themes (or all), joined by commas")
+    chosen = list(TRAIN_DESIGNS) if "procedural" in groups else []
+    chosen += list(VARIANT_DESIGNS) if "variants" in groups else []
+    if "themes" in groups:
         chosen += theme_split()[0]
         if not theme_split()[0]:
             _fail("no Debian card themes installed: run vision_models/install_card_themes.sh (make train-deps)")

@@ -11,7 +11,16 @@ import pytest
 
 from mayi_table.vision.classes import CLASS_NAMES
 from mayi_table.vision.dataset import DatasetSpec, build_dataset
-from mayi_table.vision.render.faces import FACE_H, FACE_W, HELD_OUT_DESIGNS, TRAIN_DESIGNS, render_face
+from mayi_table.vision.render.faces import (
+    FACE_H,
+    FACE_W,
+    HELD_OUT_DESIGNS,
+    JOKER_INDICES,
+    TRAIN_DESIGNS,
+    VARIANT_DESIGNS,
+    Design,
+    render_face,
+)
 from mayi_table.vision.render.scene import Placed, draw_scene, layout_game, render_table
 
 
@@ -45,11 +54,45 @@ def test_faces_differ_by_card_and_design() -> None:
     assert {d.name for d in TRAIN_DESIGNS}.isdisjoint({d.name for d in HELD_OUT_DESIGNS})
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_visible_corner_labels_match_what_is_drawn(seed: int) -> None:
+def _ink_box(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The index's own pixels, without the quad's 2 px of padding (where the card's edge may show)."""
+    x1, y1 = quad.min(axis=0).astype(int) + 2
+    x2, y2 = quad.max(axis=0).astype(int) - 2
+    return gray[y1:y2, x1:x2]
+
+
+FOUR_INDEX = [d for d in VARIANT_DESIGNS if d.four_index]
+
+
+@pytest.mark.parametrize("design", FOUR_INDEX[:3], ids=lambda d: d.name)
+def test_four_index_faces_repeat_the_index_in_all_four_corners(design: Design) -> None:
+    """A four-index variant's top-right index is its top-left one, its bottom-left that one turned."""
+    for card in ("10S", "QH", "JK"):
+        face = render_face(design, card)
+        gray = cv2.cvtColor(face.image[..., :3], cv2.COLOR_BGR2GRAY)
+        assert len(face.corners) == 4
+        tl, br, tr, bl = (_ink_box(gray, q) for q in face.corners)
+        assert tl.min() < 150, "the index has ink"
+        # (a wide "10" reaches the pip columns, whose edge then shows beside some of its copies)
+        assert _ncc(tl, tr) > 0.9 and _ncc(tl, bl[::-1, ::-1]) > 0.9 and _ncc(tl, br[::-1, ::-1]) > 0.9
+
+
+def test_variants_mark_the_joker_every_way_and_train_only() -> None:
+    assert {d.joker_index for d in VARIANT_DESIGNS} == set(JOKER_INDICES)
+    assert FOUR_INDEX and all(d.joker_index == "word" and not d.four_index for d in HELD_OUT_DESIGNS)
+    assert {d.name for d in VARIANT_DESIGNS}.isdisjoint({d.name for d in TRAIN_DESIGNS + HELD_OUT_DESIGNS})
+    jokers = [render_face(d, "JK").image for d in VARIANT_DESIGNS[: len(JOKER_INDICES)]]
+    assert all(not np.array_equal(a, b) for a, b in zip(jokers, jokers[1:]))
+
+
+@pytest.mark.parametrize(
+    "seed, design",
+    [(1, TRAIN_DESIGNS[1]), (2, TRAIN_DESIGNS[2]), (3, TRAIN_DESIGNS[3]), (4, FOUR_INDEX[0]), (5, VARIANT_DESIGNS[4])],
+    ids=lambda v: v.name if isinstance(v, Design) else str(v),
+)
+def test_visible_corner_labels_match_what_is_drawn(seed: int, design: Design) -> None:
     """Every corner labelled visible shows that card's index: warped back to the face, the pixels
     match the face's own index; covered corners are not labelled."""
-    design = TRAIN_DESIGNS[seed]
     rng = random.Random(seed)
     placed = layout_game(rng)
     # a close view (cards about 170 px wide) so that small index strokes survive the comparison

@@ -54,6 +54,8 @@ class Design:
     rank_style: str  # "A" or "1" style aces are not used: ranks are always A 2-10 J Q K
     ten_narrow: bool  # draw "10" condensed, as many decks do
     centre: str  # "pips", "big", "frame"
+    joker_index: str = "word"  # one of JOKER_INDICES
+    four_index: bool = False  # the index in all four corners, as on many continental decks
 
     def own_face(self, card: str) -> Face | None:
         """A face the design supplies ready-made (a card theme's artwork); None to draw it here."""
@@ -87,10 +89,37 @@ def _rng_design(i: int) -> Design:
     )
 
 
-# Designs 0-23 train, 24-31 are held out for evaluation (never seen in training).
+# How a joker's corner is marked: the word JOKER or Joker written downwards, a star alone, in a
+# disc or in a ring, or a J over a star. Decks differ most here, and a reader that knows one form
+# misses the others.
+JOKER_INDICES = ("word", "word-mixed", "star", "star-disc", "star-ring", "j-star")
+
+
+def _variant_design(i: int) -> Design:
+    """A training design drawn from a wider range than the first 32: large bold indices with wide
+    "10"s, every joker mark and four-index faces."""
+    rng = random.Random(9500 + i)
+    base = _rng_design(100 + i)
+    bold = [f for f in FONTS if "Bold" in f]
+    return Design(
+        **{k: getattr(base, k) for k in ("paper", "red", "black", "border", "rank_style", "centre", "index_y")},
+        name=f"var{i:02d}",
+        font=rng.choice(bold if rng.random() < 0.6 else FONTS),
+        index_height=rng.uniform(0.085, 0.13),
+        index_x=rng.uniform(0.03, 0.07),
+        suit_scale=rng.uniform(0.7, 1.0),
+        ten_narrow=rng.random() < 0.3,
+        joker_index=JOKER_INDICES[i % len(JOKER_INDICES)],
+        four_index=rng.random() < 0.4,
+    )
+
+
+# Designs 0-23 train, 24-31 are held out for evaluation (never seen in training). The variants
+# train too; they came later, so the first 24 stay the designs the demo and the films draw from.
 PROCEDURAL = tuple(_rng_design(i) for i in range(32))
 TRAIN_DESIGNS = PROCEDURAL[:24]
 HELD_OUT_DESIGNS = PROCEDURAL[24:]
+VARIANT_DESIGNS = tuple(_variant_design(i) for i in range(18))
 
 
 @lru_cache(maxsize=64)
@@ -112,12 +141,14 @@ def _draw_index(draw: ImageDraw.ImageDraw, design: Design, card: str, x: int, y:
     """Draw the rank over the suit at (x, y); return the ink box (x1, y1, x2, y2)."""
     colour = _rgb(_colour(design, card))
     h = int(design.index_height * FACE_H)
+    if card == "JK" and design.joker_index not in ("word", "word-mixed"):
+        return _draw_joker_mark(draw, design.joker_index, colour, x, y, h)
     if card == "JK":
-        # a joker's index is the word JOKER written downwards
+        # a joker's index is the word JOKER (or Joker) written downwards
         font = _font(design.font, int(h * 0.55))
         boxes = []
         cy = y
-        for ch in "JOKER":
+        for ch in "JOKER" if design.joker_index == "word" else "Joker":
             draw.text((x, cy), ch, font=font, fill=colour)
             b = tuple(int(v) for v in draw.textbbox((x, cy), ch, font=font))
             boxes.append(b)
@@ -137,6 +168,32 @@ def _draw_index(draw: ImageDraw.ImageDraw, design: Design, card: str, x: int, y:
     draw.text((cx, sy), SUIT_GLYPH[card[-1]], font=sfont, fill=colour, anchor="mt")
     sb = [int(v) for v in draw.textbbox((cx, sy), SUIT_GLYPH[card[-1]], font=sfont, anchor="mt")]
     return (min(rb[0], sb[0]), min(rb[1], sb[1]), max(rb[2], sb[2]), max(rb[3], sb[3]))
+
+
+def _draw_joker_mark(
+    draw: ImageDraw.ImageDraw, kind: str, colour: tuple[int, int, int], x: int, y: int, h: int
+) -> tuple[int, int, int, int]:
+    """A joker's corner drawn as a star: alone, white in a disc, in a ring, or under a J."""
+    star = "\u2605"
+    if kind == "j-star":
+        font = _font("DejaVuSans-Bold.ttf", h)
+        draw.text((x, y), "J", font=font, fill=colour, anchor="lt")
+        jb = [int(v) for v in draw.textbbox((x, y), "J", font=font, anchor="lt")]
+        cx, sy = (jb[0] + jb[2]) // 2, jb[3] + max(2, h // 8)
+        sfont = _font(SUIT_FONT, int(h * 0.8))
+        draw.text((cx, sy), star, font=sfont, fill=colour, anchor="mt")
+        sb = [int(v) for v in draw.textbbox((cx, sy), star, font=sfont, anchor="mt")]
+        return (min(jb[0], sb[0]), jb[1], max(jb[2], sb[2]), sb[3])
+    d = int(h * 1.1)
+    if kind == "star":
+        draw.text((x + d // 2, y + d // 2), star, font=_font(SUIT_FONT, d), fill=colour, anchor="mm")
+        b = [int(v) for v in draw.textbbox((x + d // 2, y + d // 2), star, font=_font(SUIT_FONT, d), anchor="mm")]
+        return (b[0], b[1], b[2], b[3])
+    ring = kind == "star-ring"
+    draw.ellipse((x, y, x + d, y + d), fill=None if ring else colour, outline=colour, width=max(2, d // 12))
+    inner = (255, 255, 255) if not ring else colour
+    draw.text((x + d / 2, y + d / 2), star, font=_font(SUIT_FONT, int(d * 0.75)), fill=inner, anchor="mm")
+    return (x, y, x + d, y + d)
 
 
 _PIPS: dict[int, list[tuple[float, float]]] = {  # pip centres in a 3 x 7 grid (column, row), standard layouts
@@ -241,15 +298,27 @@ def render_face(design: Design, card: str) -> Face:
     patch = rgba[y1 : y2 + 1, x1 : x2 + 1].copy()
     rot = patch[::-1, ::-1]
     bx1, by1 = FACE_W - 1 - x2, FACE_H - 1 - y2
-    region = rgba[by1 : by1 + rot.shape[0], bx1 : bx1 + rot.shape[1]]
-    ink = rot[..., 3] > 0
-    ink &= np.any(rot[..., :3] != np.array(paper, dtype=np.uint8), axis=-1)
-    region[ink] = rot[ink]
-    bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
+    _paint(rgba, rot, bx1, by1, paper)
     # quads are continuous edges: pixel x covers [x, x + 1)
     tl = _quad(x1, y1, x2 + 1, y2 + 1)
     br = _quad(bx1, by1, bx1 + (x2 - x1) + 1, by1 + (y2 - y1) + 1)
-    return Face(bgra, (tl, br[[2, 3, 0, 1]]))
+    quads = [tl, br[[2, 3, 0, 1]]]
+    if design.four_index:
+        # the top-right index is the top-left one again, the bottom-left one that turned 180 degrees
+        rx1 = FACE_W - 1 - x2
+        _paint(rgba, patch, rx1, y1, paper)
+        _paint(rgba, rot, x1, by1, paper)
+        quads += [_quad(rx1, y1, rx1 + (x2 - x1) + 1, y2 + 1), _quad(x1, by1, x2 + 1, by1 + (y2 - y1) + 1)[[2, 3, 0, 1]]]
+    bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
+    return Face(bgra, tuple(quads))
+
+
+def _paint(rgba: np.ndarray, patch: np.ndarray, x: int, y: int, paper: tuple[int, int, int]) -> None:
+    """Copy an index's ink (not its paper) onto the face at (x, y)."""
+    region = rgba[y : y + patch.shape[0], x : x + patch.shape[1]]
+    ink = patch[..., 3] > 0
+    ink &= np.any(patch[..., :3] != np.array(paper, dtype=np.uint8), axis=-1)
+    region[ink] = patch[ink]
 
 
 def _quad(x1: float, y1: float, x2: float, y2: float) -> Quad:
