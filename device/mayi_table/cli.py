@@ -148,6 +148,9 @@ def dataset(
         help="Index stage: also crop where this model folder's corner detector (onnx) finds indices, "
         "so the classifier learns the detector's framing and false alarms.",
     ),
+    shard: str = typer.Option(
+        "0/1", help="I/K: render only every K-th scene from the I-th, to build with K processes side by side."
+    ),
 ) -> None:
     """Render training data for the card recogniser (resumes an interrupted build)."""
     from .vision.dataset import DatasetSpec, build_dataset
@@ -157,9 +160,15 @@ def dataset(
     defaults = _stage_defaults(stage)
     out, recipe = out or defaults["data"], recipe or defaults["recipe"]
     try:
+        part, parts = (int(v) for v in shard.split("/"))
+    except ValueError:
+        part, parts = -1, 0
+    if not 0 <= part < parts:
+        _fail(f"--shard {shard}: give I/K with 0 <= I < K, as 0/2 and 1/2")
+    try:
         conf = dict(load_recipe(recipe).get("dataset", {}))
-    except (OSError, ValueError) as e:
-        _fail(f"cannot read the recipe {recipe}: {e}")
+    except ValueError as e:
+        _fail(str(e))
     chosen_settings = (
         ("scenes", scenes),
         ("val_scenes", val_scenes),
@@ -198,16 +207,19 @@ def dataset(
             except ModelError as e:
                 _fail(str(e))
             detector = lambda image: [c.box for c in found.detect(image)]  # noqa: E731
-        with progress(int(conf.get("scenes", 1500)) + int(conf.get("val_scenes", 100)), "rendering") as bar:
-            written = build_index_dataset(out, **conf, designs=chosen, progress=bar.update, detector=detector)
+        total = int(conf.get("scenes", 1500)) + int(conf.get("val_scenes", 100))
+        with progress(len(range(part, total, parts)), "rendering") as bar:
+            written = build_index_dataset(
+                out, **conf, designs=chosen, progress=bar.update, detector=detector, shard=(part, parts)
+            )
         typer.echo(f"wrote {written}")
         return
     try:
         spec = DatasetSpec(**conf)
     except TypeError as e:
         _fail(f"{recipe}: unknown dataset setting ({e})")
-    with progress(spec.scenes + spec.val_scenes, "rendering") as bar:
-        data = build_dataset(out, spec, designs=chosen, progress=bar.update)
+    with progress(len(range(part, spec.scenes + spec.val_scenes, parts)), "rendering") as bar:
+        data = build_dataset(out, spec, designs=chosen, progress=bar.update, shard=(part, parts))
     typer.echo(f"wrote {data}")
 
 
@@ -235,6 +247,10 @@ def train(
         _fail(f"{data} does not exist; build it first with `mayi-table dataset --stage {stage}`")
     if init_from is not None and not init_from.is_file():
         _fail(f"{init_from} does not exist")
+    try:
+        training.load_recipe(recipe)
+    except ValueError as e:
+        _fail(str(e))
     best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe, init_from=init_from)
     typer.echo(f"best weights: {best}")
     if not no_export:

@@ -166,6 +166,7 @@ def test_index_dataset_adds_crops_where_a_detector_finds_indices(tmp_path: Path)
 
 
 def test_dataset_command_refuses_a_missing_mining_model_and_mining_for_the_detector(tmp_path: Path) -> None:
+    """And a bad shard, an unknown design group, a broken or missing recipe: clear errors."""
     import os
     import subprocess
     import sys
@@ -179,9 +180,21 @@ def test_dataset_command_refuses_a_missing_mining_model_and_mining_for_the_detec
             env=dict(os.environ),
         )
 
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("dataset:\n  scenes: [1\ntrain: {}\n")
     for args, words in (
         (("--stage", "index", "--mine-with", str(tmp_path / "nowhere")), ("onnx", "nowhere")),
         (("--stage", "corners", "--mine-with", str(MODELS_DIR)), ("--mine-with", "index")),
+        (
+            (
+                "--shard",
+                "2/2",
+            ),
+            ("--shard", "0 <= I < K"),
+        ),
+        (("--designs", "procedural,decks"), ("--designs", "groups are")),
+        (("--recipe", str(broken)), (broken.name, "not valid YAML")),
+        (("--recipe", str(tmp_path / "none.yaml")), ("none.yaml", "cannot read")),
     ):
         res = cli(*args)
         out = (res.stdout + res.stderr).strip()

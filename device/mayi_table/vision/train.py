@@ -23,7 +23,12 @@ INDEX_RECIPE = MODELS / "index_recipe.yaml"
 def load_recipe(path: Path = RECIPE) -> dict[str, Any]:
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the recipe ({e.strerror})") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML ({' '.join(str(e).split())})") from None
     if not isinstance(data, dict) or "train" not in data:
         raise ValueError(f"{path}: the recipe needs a 'train' mapping")
     return data

@@ -308,7 +308,8 @@ def render_face(design: Design, card: str) -> Face:
         rx1 = FACE_W - 1 - x2
         _paint(rgba, patch, rx1, y1, paper)
         _paint(rgba, rot, x1, by1, paper)
-        quads += [_quad(rx1, y1, rx1 + (x2 - x1) + 1, y2 + 1), _quad(x1, by1, x2 + 1, by1 + (y2 - y1) + 1)[[2, 3, 0, 1]]]
+        bl = _quad(x1, by1, x2 + 1, by1 + (y2 - y1) + 1)
+        quads += [_quad(rx1, y1, rx1 + (x2 - x1) + 1, y2 + 1), bl[[2, 3, 0, 1]]]
     bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
     return Face(bgra, tuple(quads))
 
