@@ -182,15 +182,18 @@ def dataset(
     from .vision.render.faces import TRAIN_DESIGNS, VARIANT_DESIGNS
     from .vision.render.themes import theme_split
 
-    groups = {g.strip() for g in designs.replace("all", "procedural,themes").split(",")}
-    if not groups or groups - {"procedural", "variants", "themes"}:
+    groups: set[str] = set()
+    for group in designs.split(","):
+        groups |= {"procedural", "themes"} if group.strip() == "all" else {group.strip()}
+    if groups - {"procedural", "variants", "themes"}:
         _fail(f"--designs {designs}: groups are procedural, variants, themes (or all), joined by commas")
     chosen = list(TRAIN_DESIGNS) if "procedural" in groups else []
     chosen += list(VARIANT_DESIGNS) if "variants" in groups else []
     if "themes" in groups:
-        chosen += theme_split()[0]
-        if not theme_split()[0]:
+        themes = theme_split()[0]
+        if not themes:
             _fail("no Debian card themes installed: run vision_models/install_card_themes.sh (make train-deps)")
+        chosen += themes
     if mine_with is not None and stage != "index":
         _fail("--mine-with is for the index stage")
     if stage == "index":

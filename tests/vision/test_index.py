@@ -185,13 +185,7 @@ def test_dataset_command_refuses_a_missing_mining_model_and_mining_for_the_detec
     for args, words in (
         (("--stage", "index", "--mine-with", str(tmp_path / "nowhere")), ("onnx", "nowhere")),
         (("--stage", "corners", "--mine-with", str(MODELS_DIR)), ("--mine-with", "index")),
-        (
-            (
-                "--shard",
-                "2/2",
-            ),
-            ("--shard", "0 <= I < K"),
-        ),
+        (("--shard", "2/2"), ("--shard", "0 <= I < K")),
         (("--designs", "procedural,decks"), ("--designs", "groups are")),
         (("--recipe", str(broken)), (broken.name, "not valid YAML")),
         (("--recipe", str(tmp_path / "none.yaml")), ("none.yaml", "cannot read")),

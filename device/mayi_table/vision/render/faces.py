@@ -186,8 +186,9 @@ def _draw_joker_mark(
         return (min(jb[0], sb[0]), jb[1], max(jb[2], sb[2]), sb[3])
     d = int(h * 1.1)
     if kind == "star":
-        draw.text((x + d // 2, y + d // 2), star, font=_font(SUIT_FONT, d), fill=colour, anchor="mm")
-        b = [int(v) for v in draw.textbbox((x + d // 2, y + d // 2), star, font=_font(SUIT_FONT, d), anchor="mm")]
+        centre, font = (x + d // 2, y + d // 2), _font(SUIT_FONT, d)
+        draw.text(centre, star, font=font, fill=colour, anchor="mm")
+        b = [int(v) for v in draw.textbbox(centre, star, font=font, anchor="mm")]
         return (b[0], b[1], b[2], b[3])
     ring = kind == "star-ring"
     draw.ellipse((x, y, x + d, y + d), fill=None if ring else colour, outline=colour, width=max(2, d // 12))
@@ -304,12 +305,12 @@ def render_face(design: Design, card: str) -> Face:
     br = _quad(bx1, by1, bx1 + (x2 - x1) + 1, by1 + (y2 - y1) + 1)
     quads = [tl, br[[2, 3, 0, 1]]]
     if design.four_index:
-        # the top-right index is the top-left one again, the bottom-left one that turned 180 degrees
-        rx1 = FACE_W - 1 - x2
-        _paint(rgba, patch, rx1, y1, paper)
+        # the top-right index is the top-left one again (above the bottom-right one), the bottom-left
+        # one that turned 180 degrees (below the top-left one)
+        _paint(rgba, patch, bx1, y1, paper)
         _paint(rgba, rot, x1, by1, paper)
         bl = _quad(x1, by1, x2 + 1, by1 + (y2 - y1) + 1)
-        quads += [_quad(rx1, y1, rx1 + (x2 - x1) + 1, y2 + 1), bl[[2, 3, 0, 1]]]
+        quads += [_quad(bx1, y1, bx1 + (x2 - x1) + 1, y2 + 1), bl[[2, 3, 0, 1]]]
     bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
     return Face(bgra, tuple(quads))
 
