@@ -143,6 +143,9 @@ def dataset(
     spread_share: float | None = typer.Option(
         None, help="Share of scenes that are hand spreads instead of tables (default: the recipe's)."
     ),
+    joker_share: float | None = typer.Option(
+        None, help="Share of cards made jokers, to see every design's joker often (default: the recipe's, or 0)."
+    ),
     mine_with: Path | None = typer.Option(
         None,
         help="Index stage: also crop where this model folder's corner detector (onnx) finds indices, "
@@ -175,10 +178,14 @@ def dataset(
         ("seed", seed),
         ("zoomed_share", zoomed_share),
         ("spread_share", spread_share),
+        ("joker_share", joker_share),
     )
     for key, value in chosen_settings:
         if value is not None:
             conf[key] = value
+    for key in ("zoomed_share", "spread_share", "joker_share"):
+        if key in conf and not (isinstance(conf[key], (int, float)) and 0 <= conf[key] <= 1):
+            _fail(f"{key.replace('_', '-')} {conf[key]!r}: give a share from 0 to 1")
     from .vision.render.faces import TRAIN_DESIGNS, VARIANT_DESIGNS
     from .vision.render.themes import theme_split
 
@@ -197,7 +204,7 @@ def dataset(
     if mine_with is not None and stage != "index":
         _fail("--mine-with is for the index stage")
     if stage == "index":
-        known = {"scenes", "val_scenes", "seed", "zoomed_share", "spread_share"}
+        known = {"scenes", "val_scenes", "seed", "zoomed_share", "spread_share", "joker_share"}
         if set(conf) - known:
             _fail(f"{recipe}: unknown dataset setting(s) {', '.join(sorted(set(conf) - known))}")
         detector = None

@@ -189,6 +189,7 @@ def test_dataset_command_refuses_a_missing_mining_model_and_mining_for_the_detec
         (("--designs", "procedural,decks"), ("--designs", "groups are")),
         (("--recipe", str(broken)), (broken.name, "not valid YAML")),
         (("--recipe", str(tmp_path / "none.yaml")), ("none.yaml", "cannot read")),
+        (("--joker-share", "1.5"), ("joker-share 1.5", "from 0 to 1")),
     ):
         res = cli(*args)
         out = (res.stdout + res.stderr).strip()

@@ -21,7 +21,7 @@ from mayi_table.vision.render.faces import (
     Design,
     render_face,
 )
-from mayi_table.vision.render.scene import Placed, draw_scene, layout_game, render_table
+from mayi_table.vision.render.scene import Placed, draw_scene, layout_game, render_spread, render_table
 
 
 def _ncc(a: np.ndarray, b: np.ndarray) -> float:
@@ -168,6 +168,18 @@ def test_dataset_of_hand_spreads_labels_their_indices(tmp_path: Path) -> None:
     assert len(images) == 3
     rows = [line for f in (tmp_path / "labels" / "train").glob("*.txt") for line in f.read_text().splitlines()]
     assert rows
+
+
+def test_joker_share_makes_jokers_common_and_leaves_other_scenes_as_they_were() -> None:
+    """Training only: with joker_share a share of the dealt cards are jokers (2 in 108 otherwise);
+    without it a seed deals exactly the cards it always did (held-out evaluation scenes unchanged)."""
+    plain = [p.card for p in layout_game(random.Random(5))]
+    assert [p.card for p in layout_game(random.Random(5), joker_share=0.0)] == plain
+    jokered = [p.card for p in layout_game(random.Random(5), joker_share=0.3)]
+    assert jokered.count("JK") >= 0.2 * len(jokered) > plain.count("JK")
+    scene, cards = render_spread(9, TRAIN_DESIGNS[:1], joker_share=1.0)
+    assert cards and set(cards) == {"JK"}
+    assert {label.card for label in scene.labels} == {"JK"}
 
 
 class _LoggingCv2:

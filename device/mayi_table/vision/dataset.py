@@ -31,6 +31,7 @@ class DatasetSpec:
     seed: int = 1
     zoomed_share: float = 0.3  # scenes framed closer, with bigger cards
     spread_share: float = 0.0  # scenes that are 800 x 600 hand spreads instead of tables
+    joker_share: float = 0.0  # cards made jokers, so every design's joker mark is seen often
 
 
 def crop_labels(scene: Scene, x0: int, y0: int, size: int) -> list[tuple[int, float, float, float, float]]:
@@ -99,7 +100,7 @@ def build_dataset(
             continue
         seed = spec.seed * 1_000_003 + n
         rng = random.Random(seed)
-        scene = training_scene(seed, rng, designs, spec.zoomed_share, spec.spread_share)
+        scene = training_scene(seed, rng, designs, spec.zoomed_share, spec.spread_share, spec.joker_share)
         for k, (x0, y0) in enumerate(crops_of(scene, rng, spec.crop, spec.crops_per_scene)):
             name = f"s{n:05d}_{k:02d}"
             crop = scene.image[y0 : y0 + spec.crop, x0 : x0 + spec.crop]

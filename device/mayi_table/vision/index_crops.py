@@ -131,6 +131,7 @@ def build_index_dataset(
     seed: int = 7,
     zoomed_share: float = 0.3,
     spread_share: float = 0.0,
+    joker_share: float = 0.0,
     designs: Sequence[Design] = TRAIN_DESIGNS,
     progress: Callable[[int], None] | None = None,
     shard: tuple[int, int] = (0, 1),
@@ -154,7 +155,7 @@ def build_index_dataset(
         split = "train" if n < scenes else "val"
         s = seed * 1_000_003 + n
         rng = random.Random(s)
-        scene = training_scene(s, rng, designs, zoomed_share, spread_share)
+        scene = training_scene(s, rng, designs, zoomed_share, spread_share, joker_share)
         samples = scene_samples(scene, rng)
         if detector is not None:
             samples += detected_samples(scene, detector(scene.image))

@@ -90,9 +90,13 @@ class Scene:
 # ------------------------------------------------------------------ layout of a game situation
 
 
-def _deck_cards(rng: random.Random, decks: int, jokers: bool) -> list[str]:
+def _deck_cards(rng: random.Random, decks: int, jokers: bool, joker_share: float = 0.0) -> list[str]:
+    """Shuffled decks; for training only, `joker_share` of the cards are made jokers (two in 108
+    are too few for the detector to learn every design's joker mark)."""
     cards = [c for c in CLASS_NAMES if c != "JK"] * decks + (["JK"] * (2 * decks) if jokers else [])
     rng.shuffle(cards)
+    if joker_share > 0:
+        cards = ["JK" if rng.random() < joker_share else c for c in cards]
     return cards
 
 
@@ -128,10 +132,12 @@ def spread_layout(
     return out
 
 
-def layout_game(rng: random.Random, table_mm: tuple[float, float] = (1200.0, 900.0)) -> list[Placed]:
+def layout_game(
+    rng: random.Random, table_mm: tuple[float, float] = (1200.0, 900.0), joker_share: float = 0.0
+) -> list[Placed]:
     """A plausible table: seats' melds, discard pile, stock and some hand spreads, in draw order."""
     tw, th = table_mm
-    deck = _deck_cards(rng, rng.choice([2, 2, 3]), jokers=rng.random() < 0.9)
+    deck = _deck_cards(rng, rng.choice([2, 2, 3]), jokers=rng.random() < 0.9, joker_share=joker_share)
     placed: list[Placed] = []
     seats = rng.randint(3, 6)
     # seats around the table: bottom, right, top, left edges (angle the cards face)
@@ -409,11 +415,12 @@ def render_table(
     size: tuple[int, int] = (1920, 1080),
     spoil: bool = True,
     zoom: float = 1.0,
+    joker_share: float = 0.0,
 ) -> Scene:
     """A whole game situation, deterministic per seed. `zoom` > 1 frames part of the table closer
     (bigger cards, as a phone photo shows them)."""
     rng = random.Random(seed)
-    placed = layout_game(rng)
+    placed = layout_game(rng, joker_share=joker_share)
     design = rng.choice(list(designs))
     table = (1200.0 / zoom, 900.0 / zoom)
     if zoom != 1.0:
@@ -424,10 +431,12 @@ def render_table(
     return draw_scene(placed, design, rng, size=size, table_mm=table, spoil=spoil)
 
 
-def render_spread(seed: int, designs: Sequence[Design], size: tuple[int, int] = (800, 600)) -> tuple[Scene, list[str]]:
+def render_spread(
+    seed: int, designs: Sequence[Design], size: tuple[int, int] = (800, 600), joker_share: float = 0.0
+) -> tuple[Scene, list[str]]:
     """A hand spread shown at the end of a round, at the device camera's scale; and its true cards."""
     rng = random.Random(seed)
-    deck = _deck_cards(rng, 2, jokers=True)
+    deck = _deck_cards(rng, 2, jokers=True, joker_share=joker_share)
     cards = [deck.pop() for _ in range(rng.randint(3, 13))]
     table = (size[0] / 1.6, size[1] / 1.6)  # about 1.6 px per mm, as a 1080p camera over a 1.2 m table
     placed = spread_layout(cards, (table[0] / 2, table[1] / 2 + 20), rng.uniform(-30, 30), "hand", rng)
@@ -436,12 +445,18 @@ def render_spread(seed: int, designs: Sequence[Design], size: tuple[int, int] = 
 
 
 def training_scene(
-    seed: int, rng: random.Random, designs: Sequence[Design], zoomed_share: float, spread_share: float
+    seed: int,
+    rng: random.Random,
+    designs: Sequence[Design],
+    zoomed_share: float,
+    spread_share: float,
+    joker_share: float = 0.0,
 ) -> Scene:
     """One scene of a training set: a table (framed closer for `zoomed_share` of them) or, for
-    `spread_share` of them, a tightly fanned hand spread whose indices are barely uncovered.
-    Draws from `rng` in a fixed order, so a seed always gives the same scene."""
+    `spread_share` of them, a tightly fanned hand spread whose indices are barely uncovered;
+    `joker_share` of its cards made jokers. Draws from `rng` in a fixed order, so a seed always
+    gives the same scene."""
     zoom = rng.uniform(1.6, 2.8) if rng.random() < zoomed_share else 1.0
     if spread_share > 0 and rng.random() < spread_share:
-        return render_spread(seed, designs)[0]
-    return render_table(seed, designs, zoom=zoom)
+        return render_spread(seed, designs, joker_share=joker_share)[0]
+    return render_table(seed, designs, zoom=zoom, joker_share=joker_share)
