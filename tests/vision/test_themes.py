@@ -13,7 +13,13 @@ import pytest
 
 from mayi_table.vision.render.faces import FACE_H, FACE_W, PROCEDURAL, Design, Face, _quad, render_back, render_face
 from mayi_table.vision.render.scene import Placed, draw_scene
-from mayi_table.vision.render.themes import IndexNotFound, find_theme_files, load_themes, locate_indices
+from mayi_table.vision.render.themes import (
+    IndexNotFound,
+    _court_indices,
+    find_theme_files,
+    load_themes,
+    locate_indices,
+)
 
 
 def _synthetic_face(
@@ -108,6 +114,33 @@ def test_locate_indices_refuses_a_face_without_an_index() -> None:
     cv2.circle(face, (FACE_W // 2, FACE_H // 2), 60, (0, 0, 0, 255), -1)
     with pytest.raises(IndexNotFound):
         locate_indices(face)
+
+
+def test_a_court_card_whose_art_touches_its_index_takes_the_pip_cards_place() -> None:
+    """A court card's figure may run into its index (a big suit sign beside the letter): the index is
+    then placed where the theme's pip cards print theirs, when that place holds ink."""
+    face, _ = _synthetic_face()
+    pips = {f"{r}{s}": [list(b) for b in locate_indices(face)] for r in "A23456789" for s in "SHDC"}
+    pips["4S"][0][0] += 2  # one pip card's index a little off: the median places the court's
+    court, _ = _synthetic_face(art_touching=True)
+    with pytest.raises(IndexNotFound):
+        locate_indices(court)
+    assert _court_indices(court, "KH", pips) == pips["AS"]
+    # nothing printed there: no index
+    blank = np.full((FACE_H, FACE_W, 4), 255, np.uint8)
+    with pytest.raises(IndexNotFound, match="no index where"):
+        _court_indices(blank, "KH", pips)
+    # too few pip cards to place it by: its own search decides
+    with pytest.raises(IndexNotFound, match="^KH: "):
+        _court_indices(court, "KH", dict(list(pips.items())[:10]))
+    # a clean court index is its own search's
+    clean, _ = _synthetic_face()
+    assert _court_indices(clean, "KH", pips) == [list(b) for b in locate_indices(clean)]
+    # one that takes in a big suit sign beside the letter (wider than COURT_WIDTH pips) is placed
+    wide = {c: [[b[0], b[1], b[0] + 2 * (b[2] - b[0]), b[3]] for b in boxes] for c, boxes in pips.items()}
+    narrow = {c: [[b[0], b[1], b[0] + (b[2] - b[0]) // 2, b[3]] for b in boxes] for c, boxes in pips.items()}
+    assert _court_indices(clean, "KH", narrow) == narrow["AS"]
+    assert _court_indices(clean, "KH", wide) == [list(b) for b in locate_indices(clean)]
 
 
 # ------------------------------------------------------------------ installed themes

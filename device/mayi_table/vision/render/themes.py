@@ -7,8 +7,10 @@ together with its two corner-index quads, under `~/.cache/mayi-table/themes/` (o
 The quads come from the picture itself: the ink of rank and suit in the top-left corner, grown from the
 ink nearest the corner, and the same search on the face turned 180 degrees for the bottom-right index.
 A card passes only when its index stands clear of other ink and both indices agree in size and look;
-a theme passes only when all 52 naturals pass and their indices sit in one place. Themes that do not
-(no corner indices, German or Swiss suits, art touching the index) are skipped with a logged reason.
+a theme passes only when all 52 naturals pass and their indices sit in one place. A court card whose
+figure runs into its index is the exception: its indices are placed where the theme's pip cards print
+theirs (a letter is one glyph wide, as a pip card's rank). Themes that do not pass (no corner indices,
+German or Swiss suits, art touching a pip card's index) are skipped with a logged reason.
 
     from mayi_table.vision.render.themes import theme_split
     train, held_out = theme_split()        # ThemeDesign objects, usable wherever a Design is
@@ -40,8 +42,8 @@ log = logging.getLogger(__name__)
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")  # gnome-cards-data
 KDE_DIR = Path("/usr/share/carddecks")  # kdegames-card-data-kf5
 DEFAULT_CACHE = Path.home() / ".cache" / "mayi-table" / "themes"
-CACHE_VERSION = 3  # bump when rasterising or index finding changes, to redo the cache
-RELOCATE_VERSIONS = {2}  # older caches whose pictures are still good: only the indices are found again
+CACHE_VERSION = 6  # bump when rasterising or index finding changes, to redo the cache
+RELOCATE_VERSIONS = {2, 3, 4, 5}  # older caches whose pictures are still good: only the indices are found again
 
 _SVG_RANK = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
 _SVG_SUIT = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
@@ -53,6 +55,12 @@ KNOWN_SKIPS = {
     "kde-future": "not playing cards (circuit-board art)",
     "ar-swiss-xvii": "Swiss suits",
 }
+# Court cards lettered in another language (V D R, B D K, В Д К): drawn from the procedural design
+# instead, so that a German B is not learned as a J look-alike of the 8 (the held-out decks letter J Q K).
+OTHER_COURT_LETTERS = frozenset(
+    {"ar-ancient_french", "ar-atlasnye_skat", "ar-berlin", "ar-lattmann", "ar-rheinland", "ar-slavic_costumes",
+     "ar-x83ee8029"}
+)
 # Jokers whose index the search finds only in part (tango writes J-o-k-e-r with wide gaps).
 JOKER_SKIPS = frozenset({"ar-tango"})
 # Families kept out of training for held-out evaluation: a family is the theme's first name part, so
@@ -378,14 +386,15 @@ def _relocate(
     """Find the indices again on a cached theme's pictures (no rasterising)."""
     record = dict(cached, **stamp)
     try:
-        corners = {}
         cards = cached["corners"]
         assert isinstance(cards, dict)
+        faces = {}
         for card in cards:
-            face = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
-            if face is None:
+            faces[card] = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
+            if faces[card] is None:
                 raise IndexNotFound(f"{card}: cached picture missing")
-            corners[card] = _card_indices(face, card)
+        corners = {c: _card_indices(f, c) for c, f in faces.items() if not _is_court(c)}
+        corners.update({c: _court_indices(f, c, corners) for c, f in faces.items() if _is_court(c)})
         record["corners"] = corners
     except IndexNotFound as e:
         record.update(ok=False, reason=str(e), corners={})
@@ -400,6 +409,8 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
         raise IndexNotFound("rsvg-convert is not installed (vision_models/install_card_themes.sh)")
     ids = _element_ids(src.path)
     naturals = [c for c in CLASS_NAMES if c != "JK"]
+    if src.name in OTHER_COURT_LETTERS:
+        naturals = [c for c in naturals if not _is_court(c)]
     missing = [c for c in naturals if svg_id(src.kind, c) not in ids]
     if missing:
         raise IndexNotFound(f"no elements for {', '.join(missing[:4])}")
@@ -408,12 +419,18 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         # a cheap first look at two cards: most unusable themes fail here, before 52 rasterisations
-        order = ["3C", "KH"] + [c for c in naturals if c not in ("3C", "KH")]
+        order = ["3C"] + [c for c in naturals if c != "3C"]
+        courts: dict[str, np.ndarray] = {}  # court cards whose art touches the index: placed after
         for card in order:
             face, ratio = rasterise(src.path, svg_id(src.kind, card), work)
-            corners[card] = _card_indices(face, card)
+            if _is_court(card):
+                courts[card] = face  # placed by the pip cards' indices where its own search fails
+            else:
+                corners[card] = _card_indices(face, card)
             ratios.append(ratio)
             cv2.imwrite(str(folder / f"{card}.png"), face)
+        for card, face in courts.items():
+            corners[card] = _court_indices(face, card, corners)
         _check_same_place(corners)
         joker = None if src.name in JOKER_SKIPS else next((j for j in _JOKER_IDS if j in ids), None)
         if joker is None:
@@ -435,6 +452,41 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
     if abs(ratio / (FACE_W / FACE_H) - 1) > 0.15:
         raise IndexNotFound(f"cards are {ratio:.2f} wide per height, too far from 63 x 88 mm to stretch")
     return {"corners": corners, "aspect": round(ratio, 3)}
+
+
+COURT_RANKS = frozenset({"J", "Q", "K"})
+PIP_RANKS = frozenset({"A", "2", "3", "4", "5", "6", "7", "8", "9"})  # one glyph wide, as a court letter
+COURT_WIDTH = 1.4  # a court index found wider than this many pip indices holds art
+
+
+def _is_court(card: str) -> bool:
+    return card != "JK" and card[:-1] in COURT_RANKS
+
+
+def _court_indices(face: np.ndarray, card: str, corners: dict[str, list[list[int]]]) -> list[list[int]]:
+    """A court card's index boxes: its own search's, unless that fails or takes in art (a big suit
+    sign level with the letter: wider than COURT_WIDTH pip indices); then the median of the theme's
+    pip cards' boxes, corner by corner (a letter is one glyph wide, as their ranks), which must hold
+    ink. With too few pip cards to place it, the card's own search decides."""
+    pips = [boxes for c, boxes in corners.items() if c[:-1] in PIP_RANKS]
+    counts = {len(boxes) for boxes in pips}
+    if len(pips) < 30 or len(counts) != 1:
+        return _card_indices(face, card)
+    boxes = np.median(np.array(pips, np.float32), axis=0).round().astype(int)
+    try:
+        own = _card_indices(face, card)
+        # a big suit sign level with the letter may be taken into the index: then the pips' place
+        if len(own) == len(boxes) and own[0][2] - own[0][0] <= COURT_WIDTH * (boxes[0][2] - boxes[0][0]):
+            return own
+    except IndexNotFound:
+        pass
+    x1, y1, x2, y2 = (int(v) for v in boxes[0])
+    h, w = face.shape[:2]
+    gray = _gray(face)[y1:y2, x1:x2]
+    paper = float(np.median(_gray(face)[int(0.02 * h) : int(0.05 * h), int(0.02 * w) : int(0.05 * w)]))
+    if (np.abs(gray - paper) > _INK_DIFF).mean() < 0.1:
+        raise IndexNotFound(f"{card}: no index where the theme's pip cards print theirs")
+    return [[int(v) for v in box] for box in boxes]
 
 
 def _check_same_place(corners: dict[str, list[list[int]]]) -> None:
