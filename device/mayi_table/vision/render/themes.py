@@ -56,7 +56,8 @@ KNOWN_SKIPS = {
     "ar-swiss-xvii": "Swiss suits",
 }
 # Court cards lettered in another language (V D R, B D K, В Д К): drawn from the procedural design
-# instead, so that a German B is not learned as a J look-alike of the 8 (the held-out decks letter J Q K).
+# instead, so that the classifier does not learn a German B, so like an 8, as a jack (the held-out
+# decks letter J Q K).
 OTHER_COURT_LETTERS = frozenset(
     {"ar-ancient_french", "ar-atlasnye_skat", "ar-berlin", "ar-lattmann", "ar-rheinland", "ar-slavic_costumes",
      "ar-x83ee8029"}
@@ -418,13 +419,13 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        # a cheap first look at two cards: most unusable themes fail here, before 52 rasterisations
+        # a cheap first look at one card: most unusable themes fail here, before 52 rasterisations
         order = ["3C"] + [c for c in naturals if c != "3C"]
-        courts: dict[str, np.ndarray] = {}  # court cards whose art touches the index: placed after
+        courts: dict[str, np.ndarray] = {}  # placed once the pip cards' indices are known
         for card in order:
             face, ratio = rasterise(src.path, svg_id(src.kind, card), work)
             if _is_court(card):
-                courts[card] = face  # placed by the pip cards' indices where its own search fails
+                courts[card] = face
             else:
                 corners[card] = _card_indices(face, card)
             ratios.append(ratio)
