@@ -136,7 +136,8 @@ def test_a_court_card_whose_art_touches_its_index_takes_the_pip_cards_place() ->
     # a clean court index is its own search's
     clean, _ = _synthetic_face()
     assert _court_indices(clean, "KH", pips) == [list(b) for b in locate_indices(clean)]
-    # one that takes in a big suit sign beside the letter (wider than COURT_WIDTH pips) is placed
+    # its own box wider than COURT_WIDTH pip indices (a big suit sign taken in) gives way to the pips'
+    # place; one no wider is kept
     wide = {c: [[b[0], b[1], b[0] + 2 * (b[2] - b[0]), b[3]] for b in boxes] for c, boxes in pips.items()}
     narrow = {c: [[b[0], b[1], b[0] + (b[2] - b[0]) // 2, b[3]] for b in boxes] for c, boxes in pips.items()}
     assert _court_indices(clean, "KH", narrow) == narrow["AS"]
