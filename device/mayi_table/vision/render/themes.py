@@ -389,11 +389,12 @@ def _relocate(
     try:
         cards = cached["corners"]
         assert isinstance(cards, dict)
-        faces = {}
+        faces: dict[str, np.ndarray] = {}
         for card in cards:
-            faces[card] = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
-            if faces[card] is None:
+            face = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
+            if face is None:
                 raise IndexNotFound(f"{card}: cached picture missing")
+            faces[card] = face
         corners = {c: _card_indices(f, c) for c, f in faces.items() if not _is_court(c)}
         corners.update({c: _court_indices(f, c, corners) for c, f in faces.items() if _is_court(c)})
         record["corners"] = corners
