@@ -484,9 +484,9 @@ def _court_indices(face: np.ndarray, card: str, corners: dict[str, list[list[int
         pass
     x1, y1, x2, y2 = (int(v) for v in boxes[0])
     h, w = face.shape[:2]
-    gray = _gray(face)[y1:y2, x1:x2]
-    paper = float(np.median(_gray(face)[int(0.02 * h) : int(0.05 * h), int(0.02 * w) : int(0.05 * w)]))
-    if (np.abs(gray - paper) > _INK_DIFF).mean() < 0.1:
+    gray = _gray(face)
+    paper = float(np.median(gray[int(0.02 * h) : int(0.05 * h), int(0.02 * w) : int(0.05 * w)]))
+    if (np.abs(gray[y1:y2, x1:x2] - paper) > _INK_DIFF).mean() < 0.1:
         raise IndexNotFound(f"{card}: no index where the theme's pip cards print theirs")
     return [[int(v) for v in box] for box in boxes]
 
