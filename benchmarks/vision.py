@@ -88,14 +88,13 @@ def main() -> None:
     classifier = None
     if lean_rec.classifier is not None:
         # the second stage: the index classifier through predict, on the very crops the recogniser cuts
-        # (each index framed VIEW_PADS ways, as the recogniser reads it)
-        from mayi_table.vision.classify import VIEW_PADS
-        from mayi_table.vision.index_crops import index_crop
+        # (each index framed and turned as the recogniser reads it)
+        from mayi_table.vision.classify import index_views
 
         classifier = YOLO(str(args.model / "index.pt"), task="classify")
         size = lean_rec.classifier.size
         boxes = [c.box for c in lean_rec.detector.detect(frame)]
-        crops = [index_crop(frame, box, size, pad) for box in boxes for pad in VIEW_PADS]
+        crops = [view for box in boxes for view in index_views(frame, box, size)]
 
     def predict_same() -> None:
         for t in tiles:

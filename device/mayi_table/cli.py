@@ -210,10 +210,10 @@ def dataset(
         detector = None
         if mine_with is not None:
             from .vision.detect import Detector, ModelError
-            from .vision.recognize import TWO_STAGE_DETECTOR_CONF
+            from .vision.index_crops import MINING_CONF
 
             try:
-                found = Detector(mine_with, "onnx", conf=TWO_STAGE_DETECTOR_CONF, agnostic=True)
+                found = Detector(mine_with, "onnx", conf=MINING_CONF, agnostic=True)
             except ModelError as e:
                 _fail(str(e))
             detector = lambda image: [c.box for c in found.detect(image)]  # noqa: E731

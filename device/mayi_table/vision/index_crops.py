@@ -21,6 +21,7 @@ from .render.scene import VISIBLE_SHARE, Scene, quad_box, training_scene
 CROP_SIZE = 64  # classifier input, px (a multiple of the network stride, 32)
 CROP_PAD = 1.3  # the crop's side is this many times the box's longer side
 NONE = "none"  # not a corner index: the detector's false alarms
+MINING_CONF = 0.05  # the detector's boxes from this confidence become training crops (every mined part so far)
 INDEX_CLASSES: tuple[str, ...] = (*CLASS_NAMES, NONE)
 
 Box = tuple[float, float, float, float]

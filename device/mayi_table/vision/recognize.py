@@ -17,8 +17,8 @@ from .classify import MIN_CONFIDENCE, IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
 from .pairing import pair_corners
 
-# with a classifier to reject false alarms, the detector may propose faint indices too
-TWO_STAGE_DETECTOR_CONF = 0.05
+# with a classifier to reject false alarms, the detector may propose faint indices too (chosen on seed 1234)
+TWO_STAGE_DETECTOR_CONF = 0.03
 
 
 class ImageLoadError(ValueError):
