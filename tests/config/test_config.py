@@ -351,9 +351,14 @@ def test_the_decks_kind_is_told_by_the_table_unless_set(tmp_path: Path) -> None:
 
 
 def test_faint_readings_level_is_checked_and_may_be_off(tmp_path: Path) -> None:
-    """reading.faint_from: null passes no faint reading on; a level at or over the classifier's own 0.5
-    is refused with its key."""
+    """reading.faint_from: null passes no faint reading on; a level at or over the classifier's own
+    threshold is refused with its key."""
+    from mayi_table.vision.classify import MIN_CONFIDENCE
+
     c = load_config(write(tmp_path, default_text() + "reading:\n  faint_from: null\n"))
     assert c.reading.faint_from is None
-    e = error_of(tmp_path, default_text() + "reading:\n  faint_from: 0.6\n")
-    assert "reading.faint_from" in str(e)
+    for level in (MIN_CONFIDENCE, 0.6):
+        e = error_of(tmp_path, default_text() + f"reading:\n  faint_from: {level}\n")
+        assert "reading.faint_from" in str(e)
+    below = load_config(write(tmp_path, default_text() + f"reading:\n  faint_from: {MIN_CONFIDENCE - 0.01:.2f}\n"))
+    assert below.reading.faint_from == round(MIN_CONFIDENCE - 0.01, 2)
