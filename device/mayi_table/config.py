@@ -227,11 +227,11 @@ class ReadingConfig(_Model):
     `stable_frames` identical readings in a row before a change counts, `inertia` readings before a
     card is believed to have moved to another zone, detections below `min_confidence` ignored, and
     at most `fps` frames a second through the detector. `faint_from`: the card classifier's readings
-    from this level up to its own threshold (0.4, `vision.classify.MIN_CONFIDENCE`) are passed on as faint readings, which the referee
-    takes only where the rules settle them (a card of an open that the contract needs, a hand short
-    by it, a meld's own card); null passes none on. `four_index_deck`: true when the deck prints its
-    index in all four corners (continental decks), false when in two; null: as the table shows it (a
-    card showing three or four indices)."""
+    from this level up to its own threshold (0.4, `vision.classify.MIN_CONFIDENCE`) are passed on as
+    faint readings, which the referee takes only where the rules settle them (a card of an open that
+    the contract needs, a hand short by it, a meld's own card); null passes none on.
+    `four_index_deck`: true when the deck prints its index in all four corners (continental decks),
+    false when in two; null: as the table shows it (a card showing three or four indices)."""
 
     stable_frames: int = Field(default=3, ge=1, le=100)
     inertia: int = Field(default=3, ge=1, le=100)
