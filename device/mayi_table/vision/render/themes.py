@@ -59,8 +59,15 @@ KNOWN_SKIPS = {
 # instead, so that the classifier does not learn a German B, so like an 8, as a jack (the held-out
 # decks letter J Q K).
 OTHER_COURT_LETTERS = frozenset(
-    {"ar-ancient_french", "ar-atlasnye_skat", "ar-berlin", "ar-lattmann", "ar-rheinland", "ar-slavic_costumes",
-     "ar-x83ee8029"}
+    {
+        "ar-ancient_french",
+        "ar-atlasnye_skat",
+        "ar-berlin",
+        "ar-lattmann",
+        "ar-rheinland",
+        "ar-slavic_costumes",
+        "ar-x83ee8029",
+    }
 )
 # Jokers whose index the search finds only in part (tango writes J-o-k-e-r with wide gaps).
 JOKER_SKIPS = frozenset({"ar-tango"})
