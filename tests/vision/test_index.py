@@ -195,3 +195,19 @@ def test_dataset_command_refuses_a_missing_mining_model_and_mining_for_the_detec
         out = (res.stdout + res.stderr).strip()
         assert res.returncode != 0 and "Traceback" not in out and all(w in out for w in words), out
     assert not list(tmp_path.rglob("*.jpg"))
+
+
+def test_each_index_is_read_framed_three_ways_and_turned_four() -> None:
+    """The classifier reads every crop framing at each quarter turn: the same crop turned, not another."""
+    from mayi_table.vision.classify import VIEW_PADS, VIEW_TURNS, index_views
+
+    image = np.random.default_rng(3).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    box = (50.0, 30.0, 70.0, 58.0)
+    views = index_views(image, box, size=64)
+    assert len(views) == len(VIEW_PADS) * len(VIEW_TURNS) == 12
+    assert all(v.shape == (64, 64, 3) and v.flags["C_CONTIGUOUS"] for v in views)
+    for k, pad in enumerate(VIEW_PADS):
+        upright = index_crop(image, box, size=64, pad=pad)
+        for j, turns in enumerate(VIEW_TURNS):
+            assert np.array_equal(views[k * len(VIEW_TURNS) + j], np.rot90(upright, turns))
+    assert not np.array_equal(views[0], views[1])  # a quarter turn is another view
