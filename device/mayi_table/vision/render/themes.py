@@ -402,8 +402,10 @@ def _relocate(
             if face is None:
                 raise IndexNotFound(f"{card}: cached picture missing")
             faces[card] = face
-        corners = {c: _card_indices(f, c) for c, f in faces.items() if not _is_court(c)}
-        corners.update({c: _court_indices(f, c, corners) for c, f in faces.items() if _is_court(c)})
+        corners = {c: _card_indices(f, c) for c, f in faces.items() if c != "JK" and not _is_court(c)}
+        _place_courts(corners, {c: f for c, f in faces.items() if _is_court(c)})
+        if "JK" in faces:
+            corners["JK"] = _card_indices(faces["JK"], "JK")
         record["corners"] = corners
     except IndexNotFound as e:
         record.update(ok=False, reason=str(e), corners={})
@@ -438,9 +440,7 @@ def _prepare(src: ThemeSource, folder: Path) -> dict[str, object]:
                 corners[card] = _card_indices(face, card)
             ratios.append(ratio)
             cv2.imwrite(str(folder / f"{card}.png"), face)
-        for card, face in courts.items():
-            corners[card] = _court_indices(face, card, corners)
-        _check_same_place(corners)
+        _place_courts(corners, courts)
         joker = None if src.name in JOKER_SKIPS else next((j for j in _JOKER_IDS if j in ids), None)
         if joker is None:
             log.info("theme %s: no joker, the procedural one is drawn", src.name)
@@ -496,6 +496,14 @@ def _court_indices(face: np.ndarray, card: str, corners: dict[str, list[list[int
     if (np.abs(gray[y1:y2, x1:x2] - paper) > _INK_DIFF).mean() < 0.1:
         raise IndexNotFound(f"{card}: no index where the theme's pip cards print theirs")
     return [[int(v) for v in box] for box in boxes]
+
+
+def _place_courts(corners: dict[str, list[list[int]]], courts: dict[str, np.ndarray]) -> None:
+    """Add the court cards' indices, found once the pip cards' are known, and check that every index
+    starts at one place (the joker's apart); the same for a theme rasterised or relocated."""
+    for card, face in courts.items():
+        corners[card] = _court_indices(face, card, corners)
+    _check_same_place(corners)
 
 
 def _check_same_place(corners: dict[str, list[list[int]]]) -> None:
