@@ -169,6 +169,19 @@ def test_an_index_read_joker_diagonal_to_a_lone_face_shaped_like_it_is_that_card
     assert sorted(len(c.corners) for c in cards if c.card == "JK") == [1, 1]
 
 
+def test_a_joker_fanned_over_a_face_keeps_its_word_beside_that_faces_index() -> None:
+    """A hand spread holding two jokers (petras §02: two decks and four jokers), the detector's boxes on a
+    rendered held-out spread: the second joker lies over an 8D, and its tall JOKER word covers half
+    of the 8D's index box, centred below it. That is the joker's own index, not the 8D read twice:
+    the hand holds both jokers and the 8D."""
+    eight = Corner("8D", 0.98, (388, 253, 417, 288))
+    word = Corner("JK", 0.88, (394, 264, 435, 317))
+    first = Corner("JK", 0.84, (224, 259, 246, 320))
+    five = Corner("5C", 0.92, (433, 271, 464, 307))
+    cards = pair_corners([eight, word, first, five], (800, 600))
+    assert sorted(c.card for c in cards) == ["5C", "8D", "JK", "JK"]
+
+
 def test_a_copys_index_where_a_flat_cards_pair_would_have_an_edge_is_another_card() -> None:
     """Two meld rows overlapping at a seat (petras §03 melds; petras film 2001 round 2, the detector's
     boxes): a run's 10H lies flat with both indices showing, and the set's 10H above it shows one

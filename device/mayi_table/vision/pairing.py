@@ -36,8 +36,8 @@ A card's second index misread as another face leaves two lone corners of differe
 card's two indices would lie; when one's next reading is the other's face, they are one card, named by
 the face both readings make likeliest. An index read JK is a mark the model could not place: joined so
 to a corner whose next reading is JK, the card is that corner's face when their boxes fit its index
-better than a joker's (a joker's is taller and narrower). A box read JK that shares half its area with
-a surer box of a face is that index read twice, and is dropped.
+better than a joker's (a joker's is taller and narrower). A box read JK centred on a surer box of a
+face and sharing half its area is that index read twice, and is dropped.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
@@ -444,20 +444,27 @@ def _one_index_once(group: list[Corner]) -> list[Corner]:
 
 
 def _one_face_per_index(corners: Sequence[Corner]) -> list[Corner]:
-    """A box read JK sharing half the smaller one's area with a surer box of a face is dropped: the
-    detector read that index twice, once as the mark it could not place (a 4C's index as 4C 0.61 and,
-    a little taller, as JK 0.57, which then paired with a JK misread across the pile, petras film 2001
-    round 3). Two faces read there stay two cards: which one is there is not known."""
+    """A box read JK centred on a surer box of a face and sharing half the smaller one's area with it
+    is dropped: the detector read that index twice, once as the mark it could not place (a 4C's index
+    as 4C 0.61 and, a little taller, as JK 0.57, which then paired with a JK misread across the pile,
+    petras film 2001 round 3). A joker fanned over a face keeps its long JOKER word beside that face's
+    index, overlapping it but centred off it: both stay. Two faces read there stay two cards: which
+    one is there is not known."""
     faces = [c for c in corners if c.card != "JK"]
 
     def doubled(j: Corner) -> bool:
         return any(
             f.confidence > j.confidence
+            and _inside(_centre(j.box), f.box)
             and _shared(j.box, f.box) >= SAME_INDEX_OVERLAP * min(_area(j.box), _area(f.box))
             for f in faces
         )
 
     return [c for c in corners if c.card != "JK" or not doubled(c)]
+
+
+def _inside(point: tuple[float, float], box: Box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
 
 def _shared(a: Box, b: Box) -> float:
