@@ -93,6 +93,38 @@ def test_variants_mark_the_joker_every_way_and_train_only() -> None:
 def test_visible_corner_labels_match_what_is_drawn(seed: int, design: Design) -> None:
     """Every corner labelled visible shows that card's index: warped back to the face, the pixels
     match the face's own index; covered corners are not labelled."""
+    _check_labels_match_drawing(seed, design)
+
+
+def test_font_variants_draw_in_the_training_fonts_and_label_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The font variants take their ranks and suits from the training fonts found (slanted faces and
+    files that are no font left out), the same designs from the same fonts, and their scenes are
+    labelled as exactly as the other designs'."""
+    from mayi_table.vision.render import faces
+
+    for name in ("DejaVuSerif-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSans-Oblique.ttf"):
+        (tmp_path / name).write_bytes((faces.FONT_DIR / name).read_bytes())
+    (tmp_path / "broken.otf").write_bytes(b"not a font")
+    monkeypatch.setattr(faces, "TRAINING_FONT_DIRS", (tmp_path, tmp_path / "absent"))
+    ranks, suits = faces.training_fonts()
+    assert (
+        [Path(f).name for f in ranks] == ["DejaVuSansMono.ttf", "DejaVuSerif-Bold.ttf"] == [Path(f).name for f in suits]
+    )
+    designs = faces.font_variant_designs()
+    assert designs == faces.font_variant_designs() and len(designs) == 40
+    assert {d.font for d in designs} == {d.suit_font for d in designs} == set(ranks)
+    assert {d.name for d in designs}.isdisjoint({d.name for d in TRAIN_DESIGNS + HELD_OUT_DESIGNS + VARIANT_DESIGNS})
+    serif = next(d for d in designs if d.font.endswith("Serif-Bold.ttf"))
+    mono = next(d for d in designs if d.font.endswith("SansMono.ttf"))
+    assert not np.array_equal(render_face(serif, "QS").image, render_face(mono, "QS").image)
+    _check_labels_match_drawing(6, serif)
+    monkeypatch.setattr(faces, "TRAINING_FONT_DIRS", (tmp_path / "absent",))
+    assert faces.font_variant_designs() == ()
+
+
+def _check_labels_match_drawing(seed: int, design: Design) -> None:
     rng = random.Random(seed)
     placed = layout_game(rng)
     # a close view (cards about 170 px wide) so that small index strokes survive the comparison

@@ -56,6 +56,7 @@ class Design:
     centre: str  # "pips", "big", "frame"
     joker_index: str = "word"  # one of JOKER_INDICES
     four_index: bool = False  # the index in all four corners, as on many continental decks
+    suit_font: str = SUIT_FONT  # the index's suit glyphs (a name in FONT_DIR, or a path)
 
     def own_face(self, card: str) -> Face | None:
         """A face the design supplies ready-made (a card theme's artwork); None to draw it here."""
@@ -122,6 +123,62 @@ HELD_OUT_DESIGNS = PROCEDURAL[24:]
 VARIANT_DESIGNS = tuple(_variant_design(i) for i in range(18))
 
 
+# Fonts of Debian's font packages that vision_models/install_card_themes.sh installs on training
+# machines (never needed on the device or in tests): more letterforms and suit glyphs than DejaVu's,
+# for the font variants. Italic, oblique and script faces are left out: no deck prints its index so.
+TRAINING_FONT_DIRS = (
+    Path("/usr/share/fonts/opentype/urw-base35"),
+    Path("/usr/share/fonts/opentype/linux-libertine"),
+    Path("/usr/share/fonts/truetype/freefont"),
+    Path("/usr/share/fonts/truetype/liberation"),
+    Path("/usr/share/texmf/fonts/opentype/public/tex-gyre"),
+    Path("/usr/share/fonts/opentype/ebgaramond"),
+    Path("/usr/share/fonts/truetype/crosextra"),
+    Path("/usr/share/fonts/truetype/open-sans"),
+    Path("/usr/share/fonts/truetype/lato"),
+    Path("/usr/share/fonts/opentype/cantarell"),
+    Path("/usr/share/fonts/truetype/roboto/unhinted"),
+)
+SLANTED = ("italic", "oblique", "ita.", "_ri.", "_rbi.", "_rzi.", "z003", "math", "hairline", "thin")
+
+
+def training_fonts() -> tuple[list[str], list[str]]:
+    """(fonts that draw every rank, fonts that also draw the four suits) found in TRAINING_FONT_DIRS,
+    as sorted paths: the same packages give the same fonts, so the same designs."""
+    from fontTools.ttLib import TTFont  # a training-time need, with the fonts
+
+    ranks, suits = [], []
+    files = sorted(f for d in TRAINING_FONT_DIRS if d.is_dir() for f in d.rglob("*") if f.suffix in (".ttf", ".otf"))
+    for f in files:
+        if any(k in f.name.lower() for k in SLANTED):
+            continue
+        try:
+            cmap = TTFont(str(f), fontNumber=0, lazy=True).getBestCmap() or {}
+        except Exception:  # noqa: BLE001 - a font fontTools cannot read is one the renderer skips
+            continue
+        if all(ord(c) in cmap for c in "AJQK1234567890OER"):
+            ranks.append(str(f))
+            if all(ord(g) in cmap for g in SUIT_GLYPH.values()):
+                suits.append(str(f))
+    return ranks, suits
+
+
+def font_variant_designs(count: int = 40) -> tuple[Design, ...]:
+    """Training designs as the variants are drawn, their ranks and suits in the training fonts (empty
+    where those fonts are not installed)."""
+    ranks, suits = training_fonts()
+    if not ranks:
+        return ()
+    suits = suits or [SUIT_FONT]
+    out = []
+    for i in range(count):
+        rng = random.Random(9700 + i)
+        base = _variant_design(50 + i)
+        fields = {k: getattr(base, k) for k in Design.__dataclass_fields__ if k not in ("name", "font", "suit_font")}
+        out.append(Design(**fields, name=f"font{i:02d}", font=rng.choice(ranks), suit_font=rng.choice(suits)))
+    return tuple(out)
+
+
 @lru_cache(maxsize=64)
 def _font(name: str, px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_DIR / name), px)
@@ -162,7 +219,7 @@ def _draw_index(draw: ImageDraw.ImageDraw, design: Design, card: str, x: int, y:
         )
     draw.text((x, y), rank, font=font, fill=colour, anchor="lt")
     rb = [int(v) for v in draw.textbbox((x, y), rank, font=font, anchor="lt")]
-    sfont = _font(SUIT_FONT, int(h * design.suit_scale))
+    sfont = _font(design.suit_font, int(h * design.suit_scale))
     cx = (rb[0] + rb[2]) // 2
     sy = rb[3] + max(2, h // 8)
     draw.text((cx, sy), SUIT_GLYPH[card[-1]], font=sfont, fill=colour, anchor="mt")
