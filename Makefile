@@ -47,7 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/memory.py --backends onnx,ncnn
 
 # training only: torch (CPU work, from this machine's local wheels), ultralytics, onnx, and Debian's
-# card themes (rendered into training data, never committed)
+# card themes and fonts (rendered into training data, never committed)
 train-deps: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,train]'
 	sh vision_models/install_card_themes.sh
