@@ -137,7 +137,8 @@ def dataset(
         "procedural",
         help="Training deck designs, groups joined by commas: procedural (the first 24), variants (18 more: "
         "large bold indices, every joker mark, four-index faces), themes (Debian card themes, installed), "
-        "fonts (40 more in the training fonts, installed); all is procedural,themes.",
+        "fonts (40 more in the training fonts, installed), crowded (16 more with big pips against the "
+        "index); all is procedural,themes.",
     ),
     zoomed_share: float | None = typer.Option(None, help="Share of tables framed closer (default: the recipe's)."),
     spread_share: float | None = typer.Option(
@@ -186,16 +187,18 @@ def dataset(
     for key in ("zoomed_share", "spread_share", "joker_share"):
         if key in conf and not (isinstance(conf[key], (int, float)) and 0 <= conf[key] <= 1):
             _fail(f"{key.replace('_', '-')} {conf[key]!r}: give a share from 0 to 1")
-    from .vision.render.faces import TRAIN_DESIGNS, VARIANT_DESIGNS, font_variant_designs
+    from .vision.render.faces import CROWDED_DESIGNS, TRAIN_DESIGNS, VARIANT_DESIGNS, font_variant_designs
     from .vision.render.themes import theme_split
 
     groups: set[str] = set()
     for group in designs.split(","):
         groups |= {"procedural", "themes"} if group.strip() == "all" else {group.strip()}
-    if groups - {"procedural", "variants", "themes", "fonts"}:
-        _fail(f"--designs {designs}: groups are procedural, variants, themes, fonts (or all), joined by commas")
+    known = ("procedural", "variants", "themes", "fonts", "crowded")
+    if groups - set(known):
+        _fail(f"--designs {designs}: groups are {', '.join(known)} (or all), joined by commas")
     chosen = list(TRAIN_DESIGNS) if "procedural" in groups else []
     chosen += list(VARIANT_DESIGNS) if "variants" in groups else []
+    chosen += list(CROWDED_DESIGNS) if "crowded" in groups else []
     if "fonts" in groups:
         fonts = font_variant_designs()
         if not fonts:

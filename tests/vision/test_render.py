@@ -12,6 +12,8 @@ import pytest
 from mayi_table.vision.classes import CLASS_NAMES
 from mayi_table.vision.dataset import DatasetSpec, build_dataset
 from mayi_table.vision.render.faces import (
+    ART_X,
+    CROWDED_DESIGNS,
     FACE_H,
     FACE_W,
     HELD_OUT_DESIGNS,
@@ -122,6 +124,33 @@ def test_font_variants_draw_in_the_training_fonts_and_label_exactly(
     _check_labels_match_drawing(6, serif)
     monkeypatch.setattr(faces, "TRAINING_FONT_DIRS", (tmp_path / "absent",))
     assert faces.font_variant_designs() == ()
+
+
+def test_crowded_designs_bring_the_art_against_the_index_but_never_into_it() -> None:
+    """A crowded design's pips (or court frame) come within a few pixels of the index, right of its
+    labelled quad, and leave the quad itself as the same design draws it with its art set back; they
+    train only, and their scenes are labelled exactly."""
+    from dataclasses import replace
+
+    assert {d.name for d in CROWDED_DESIGNS}.isdisjoint(
+        {d.name for d in TRAIN_DESIGNS + HELD_OUT_DESIGNS + VARIANT_DESIGNS}
+    )
+    assert all(d.art_x < ART_X for d in CROWDED_DESIGNS) and all(d.art_x == ART_X for d in HELD_OUT_DESIGNS)
+    near = 0
+    for design in CROWDED_DESIGNS[:6]:
+        set_back = replace(design, art_x=ART_X, art_y=0.2)
+        for card in ("10D", "7C", "QS", "9H"):
+            face, plain = render_face(design, card), render_face(set_back, card)
+            for quad in face.corners:
+                x1, y1 = np.floor(quad.min(axis=0)).astype(int)
+                x2, y2 = np.ceil(quad.max(axis=0)).astype(int)
+                assert np.array_equal(face.image[y1:y2, x1:x2], plain.image[y1:y2, x1:x2]), (design.name, card)
+            x1, y1 = np.floor(face.corners[0].min(axis=0)).astype(int)
+            x2, y2 = np.ceil(face.corners[0].max(axis=0)).astype(int)
+            beside = face.image[y1:y2, x2 : x2 + 12, :3].min(axis=-1) < 128  # ink just right of the index
+            near += bool(beside.any())
+    assert near >= 12  # most of them crowd it (the frame designs' pip cards keep their distance)
+    _check_labels_match_drawing(7, CROWDED_DESIGNS[0])
 
 
 def _check_labels_match_drawing(seed: int, design: Design) -> None:

@@ -37,6 +37,9 @@ SUIT_FONT = "DejaVuSans.ttf"  # holds the four suit glyphs
 Quad = np.ndarray  # 4 x 2 float32 points, clockwise from top-left
 
 
+ART_X = 0.36  # the centre art's left edge, as a share of the card width, unless a design crowds it
+
+
 @dataclass(frozen=True)
 class Design:
     """One procedural deck design."""
@@ -57,6 +60,12 @@ class Design:
     joker_index: str = "word"  # one of JOKER_INDICES
     four_index: bool = False  # the index in all four corners, as on many continental decks
     suit_font: str = SUIT_FONT  # the index's suit glyphs (a name in FONT_DIR, or a path)
+    # the centre art: its left edge as a share of the card width (the right edge mirrors it), its top
+    # as a share of the height (the bottom mirrors it), and the pips' size as a share of the height.
+    # Many decks crowd their pips against the index; the art never covers the index itself.
+    art_x: float = ART_X
+    art_y: float = 0.2
+    pip_size: float = 0.08
 
     def own_face(self, card: str) -> Face | None:
         """A face the design supplies ready-made (a card theme's artwork); None to draw it here."""
@@ -121,6 +130,20 @@ PROCEDURAL = tuple(_rng_design(i) for i in range(32))
 TRAIN_DESIGNS = PROCEDURAL[:24]
 HELD_OUT_DESIGNS = PROCEDURAL[24:]
 VARIANT_DESIGNS = tuple(_variant_design(i) for i in range(18))
+
+
+def _crowded_design(i: int) -> Design:
+    """A training design as the variants are drawn, with big pips crowded against the index (up to a
+    few px of it), level with it at the top, and the court cards' frame beside it: a crop of such an
+    index holds the art, as on many real decks."""
+    rng = random.Random(9900 + i)
+    base = _variant_design(300 + i)
+    fields = {k: getattr(base, k) for k in Design.__dataclass_fields__ if k not in ("name", "centre")}
+    fields.update(art_x=rng.uniform(0.12, 0.26), art_y=rng.uniform(0.05, 0.14), pip_size=rng.uniform(0.11, 0.17))
+    return Design(**fields, name=f"crowd{i:02d}", centre="pips" if rng.random() < 0.8 else "frame")
+
+
+CROWDED_DESIGNS = tuple(_crowded_design(i) for i in range(16))
 
 
 # Fonts of Debian's font packages that vision_models/install_card_themes.sh installs on training
@@ -268,11 +291,19 @@ _PIPS: dict[int, list[tuple[float, float]]] = {  # pip centres in a 3 x 7 grid (
 }
 
 
-def _draw_centre(draw: ImageDraw.ImageDraw, design: Design, card: str) -> None:
+INDEX_CLEARANCE = 6  # px kept between the centre art and the index's ink (the label quads pad it by 2)
+
+
+def _draw_centre(draw: ImageDraw.ImageDraw, design: Design, card: str, index_right: int) -> None:
+    """The centre art, kept clear of the index columns down both sides (`index_right`: the right edge
+    of the top-left index's ink; the right-hand index mirrors it)."""
     colour = _rgb(_colour(design, card))
-    # the centre art keeps clear of the index columns down both sides
-    x0, x1 = FACE_W * 0.36, FACE_W * 0.64
-    y0, y1 = FACE_H * 0.2, FACE_H * 0.8
+    pip = int(FACE_H * design.pip_size)
+    # a pip is drawn centred on its column (its ink under 0.45 of its size either side): the outer
+    # columns keep it clear of the index
+    x0 = max(FACE_W * design.art_x, index_right + INDEX_CLEARANCE + pip * 0.45)
+    x1 = FACE_W - x0
+    y0, y1 = FACE_H * design.art_y, FACE_H * (1 - design.art_y)
     if card == "JK":
         font = _font(design.font, int(FACE_H * 0.16))
         draw.text(
@@ -283,7 +314,8 @@ def _draw_centre(draw: ImageDraw.ImageDraw, design: Design, card: str) -> None:
     rank, suit = card[:-1], card[-1]
     glyph = SUIT_GLYPH[suit]
     if rank in ("J", "Q", "K") or design.centre == "frame":
-        draw.rectangle((x0, y0, x1, y1), outline=colour, width=3)
+        fx0 = max(FACE_W * design.art_x, index_right + INDEX_CLEARANCE)
+        draw.rectangle((fx0, y0, FACE_W - fx0, y1), outline=colour, width=3)
         if rank in ("J", "Q", "K"):
             draw.text(
                 (FACE_W / 2, FACE_H * 0.42), rank, font=_font(design.font, int(FACE_H * 0.22)), fill=colour, anchor="mm"
@@ -306,7 +338,7 @@ def _draw_centre(draw: ImageDraw.ImageDraw, design: Design, card: str) -> None:
                 (FACE_W / 2, FACE_H * 0.75), rank, font=_font(design.font, int(FACE_H * 0.1)), fill=colour, anchor="mm"
             )
         return
-    pf = _font(SUIT_FONT, int(FACE_H * 0.08))
+    pf = _font(SUIT_FONT, pip)
     for cx, cy in _PIPS[n]:
         px = x0 + (x1 - x0) * cx / 2
         py = y0 + (y1 - y0) * cy / 6
@@ -346,9 +378,13 @@ def render_face(design: Design, card: str) -> Face:
             outline=_rgb(_colour(design, card)) + (255,),
             width=design.border,
         )
-    _draw_centre(draw, design, card)
     x = int(design.index_x * FACE_W)
     y = int(design.index_y * FACE_H)
+    # crowded art needs the index's extent first (a dry run); the designs drawn before crowding
+    # existed keep their art where it was, so their faces stay as trained and evaluated
+    crowded = design.art_x < ART_X
+    index_right = _draw_index(ImageDraw.Draw(Image.new("RGBA", img.size)), design, card, x, y)[2] if crowded else 0
+    _draw_centre(draw, design, card, index_right)
     box = _draw_index(draw, design, card, x, y)
     # the bottom-right index: the same mark turned 180 degrees
     rgba = np.array(img)
