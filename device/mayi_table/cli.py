@@ -193,9 +193,9 @@ def dataset(
     groups: set[str] = set()
     for group in designs.split(","):
         groups |= {"procedural", "themes"} if group.strip() == "all" else {group.strip()}
-    known = ("procedural", "variants", "themes", "fonts", "crowded")
-    if groups - set(known):
-        _fail(f"--designs {designs}: groups are {', '.join(known)} (or all), joined by commas")
+    design_groups = ("procedural", "variants", "themes", "fonts", "crowded")
+    if groups - set(design_groups):
+        _fail(f"--designs {designs}: groups are {', '.join(design_groups)} (or all), joined by commas")
     chosen = list(TRAIN_DESIGNS) if "procedural" in groups else []
     chosen += list(VARIANT_DESIGNS) if "variants" in groups else []
     chosen += list(CROWDED_DESIGNS) if "crowded" in groups else []
