@@ -9,7 +9,7 @@ turned 180 degrees, as on real cards.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -138,9 +138,14 @@ def _crowded_design(i: int) -> Design:
     index holds the art, as on many real decks."""
     rng = random.Random(9900 + i)
     base = _variant_design(300 + i)
-    fields = {k: getattr(base, k) for k in Design.__dataclass_fields__ if k not in ("name", "centre")}
-    fields.update(art_x=rng.uniform(0.12, 0.26), art_y=rng.uniform(0.05, 0.14), pip_size=rng.uniform(0.11, 0.17))
-    return Design(**fields, name=f"crowd{i:02d}", centre="pips" if rng.random() < 0.8 else "frame")
+    return replace(
+        base,
+        name=f"crowd{i:02d}",
+        art_x=rng.uniform(0.12, 0.26),
+        art_y=rng.uniform(0.05, 0.14),
+        pip_size=rng.uniform(0.11, 0.17),
+        centre="pips" if rng.random() < 0.8 else "frame",
+    )
 
 
 CROWDED_DESIGNS = tuple(_crowded_design(i) for i in range(16))
@@ -197,8 +202,7 @@ def font_variant_designs(count: int = 40) -> tuple[Design, ...]:
     for i in range(count):
         rng = random.Random(9700 + i)
         base = _variant_design(50 + i)
-        fields = {k: getattr(base, k) for k in Design.__dataclass_fields__ if k not in ("name", "font", "suit_font")}
-        out.append(Design(**fields, name=f"font{i:02d}", font=rng.choice(ranks), suit_font=rng.choice(suits)))
+        out.append(replace(base, name=f"font{i:02d}", font=rng.choice(ranks), suit_font=rng.choice(suits)))
     return tuple(out)
 
 
