@@ -254,8 +254,9 @@ def train(
     no_export: bool = typer.Option(False, "--no-export", help="Train only; leave the exported models as they are."),
     recipe: Path | None = typer.Option(None, help="Training recipe YAML (default: the stage's in vision_models/)."),
     init_from: Path | None = typer.Option(None, help="Start a new run from these weights instead of from scratch."),
+    device: str = typer.Option("cpu", help="cpu, or a CUDA device number (0) on a machine with a GPU."),
 ) -> None:
-    """Train the corner-index detector or the index classifier from its YAML, offline, on the CPU; resumable."""
+    """Train the corner-index detector or the index classifier from its YAML, offline, resumable."""
     from .vision import train as training
 
     defaults = _stage_defaults(stage)
@@ -269,7 +270,7 @@ def train(
         training.load_recipe(recipe)
     except ValueError as e:
         _fail(str(e))
-    best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe, init_from=init_from)
+    best = training.train(data, run, epochs=epochs, resume=resume, recipe=recipe, init_from=init_from, device=device)
     typer.echo(f"best weights: {best}")
     if not no_export:
         imgsz = int(training.load_recipe(recipe)["train"].get("imgsz", 320))

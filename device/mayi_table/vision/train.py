@@ -42,9 +42,11 @@ def train(
     threads: int = 2,
     recipe: Path = RECIPE,
     init_from: Path | None = None,
+    device: str = "cpu",
 ) -> Path:
     """Train (or resume) and return the best weights' path. `init_from`: start a new run from these
-    weights (e.g. a model trained on part of the data) instead of from scratch."""
+    weights (e.g. a model trained on part of the data) instead of from scratch. `device`: "cpu", or a
+    CUDA device number ("0") where a machine has a GPU; the weights load on the CPU either way."""
     prepare_ultralytics()
     import torch
     import ultralytics.utils.torch_utils as tu
@@ -63,7 +65,7 @@ def train(
         project=str(run_dir.parent),
         name=run_dir.name,
         exist_ok=True,
-        device="cpu",
+        device=device,
         plots=False,
         **args,
     )
@@ -74,7 +76,7 @@ def train(
             # a finished run: train on from its weights for more epochs
             model.train(pretrained=str(last), **fresh)
         else:
-            model.train(resume=True, device="cpu", plots=False)  # an interrupted run: carry on
+            model.train(resume=True, device=device, plots=False)  # an interrupted run: carry on
     elif init_from is not None:
         YOLO(str(init_from)).train(pretrained=str(init_from), **fresh)
     else:
