@@ -231,6 +231,19 @@ def test_dataset_of_hand_spreads_labels_their_indices(tmp_path: Path) -> None:
     assert rows
 
 
+@pytest.mark.parametrize("seed", [3354, 19163])
+def test_a_busy_table_deals_only_the_cards_its_decks_hold(seed: int) -> None:
+    """Four seats of long melds and hands can ask for more cards than two decks hold: the table stops
+    dealing instead of failing (these seeds stopped a training-data build), and no face-up card is
+    placed more often than there are decks."""
+    placed = layout_game(random.Random(seed))
+    faces = [p.card for p in placed if p.card != "back"]
+    assert len(faces) >= 104
+    counts = {card: faces.count(card) for card in set(faces)}
+    assert max(n for card, n in counts.items() if card != "JK") <= 3
+    assert counts.get("JK", 0) <= 6
+
+
 def test_joker_share_makes_jokers_common_and_leaves_other_scenes_as_they_were() -> None:
     """Training only: with joker_share a share of the dealt cards are jokers (2 in 108 otherwise);
     without it a seed deals exactly the cards it always did (held-out evaluation scenes unchanged)."""

@@ -151,14 +151,16 @@ def layout_game(
         row_len = rng.uniform(250, 420)
         for m in range(melds):
             n = rng.randint(3, 8)
-            cards = [deck.pop() for _ in range(n)]
+            cards = [deck.pop() for _ in range(min(n, len(deck)))]  # two decks can run out on four busy seats
+            if not cards:
+                break
             step = rng.uniform(14, 24)
             offset = -row_len / 2 + m * (row_len / max(1, melds))
             start = (ex + along[0] * offset + rng.uniform(-10, 10), ey + along[1] * offset + rng.uniform(-10, 10))
             placed += _fan(cards, start, face_angle + rng.uniform(-6, 6), step, f"meld:{s}:{m}", rng)
         if rng.random() < 0.35:
             n = rng.randint(4, 12)
-            cards = [deck.pop() for _ in range(n)]
+            cards = [deck.pop() for _ in range(min(n, len(deck)))]
             centre = (ex + rng.uniform(-60, 60), ey + rng.uniform(-40, 40))
             placed += spread_layout(cards, centre, face_angle + rng.uniform(-10, 10), f"hand:{s}", rng)
     # stock: a face-down stack, then the discard pile beside it, messy
@@ -166,12 +168,12 @@ def layout_game(
     for _ in range(rng.randint(3, 8)):
         placed.append(Placed("back", (cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2)), rng.uniform(-8, 8), "stock"))
     dx, dy = cx + rng.uniform(70, 110), cy + rng.uniform(-20, 20)
-    for _ in range(rng.randint(1, 9)):
+    for _ in range(min(rng.randint(1, 9), len(deck))):
         placed.append(
             Placed(deck.pop(), (dx + rng.gauss(0, 12), dy + rng.gauss(0, 12)), rng.uniform(0, 360), "discard")
         )
     # a few loose cards anywhere, any rotation (upside-down and sideways included)
-    for _ in range(rng.randint(0, 6)):
+    for _ in range(min(rng.randint(0, 6), len(deck))):
         placed.append(
             Placed(deck.pop(), (rng.uniform(100, tw - 100), rng.uniform(100, th - 100)), rng.uniform(0, 360), "loose")
         )
