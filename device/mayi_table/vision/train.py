@@ -46,7 +46,7 @@ def train(
 ) -> Path:
     """Train (or resume) and return the best weights' path. `init_from`: start a new run from these
     weights (e.g. a model trained on part of the data) instead of from scratch. `device`: "cpu", or a
-    CUDA device number ("0") where a machine has a GPU; the weights load on the CPU either way."""
+    CUDA device number ("0") where a machine has a GPU."""
     prepare_ultralytics()
     import torch
     import ultralytics.utils.torch_utils as tu

@@ -139,6 +139,10 @@ def layout_game(
     tw, th = table_mm
     deck = _deck_cards(rng, rng.choice([2, 2, 3]), jokers=rng.random() < 0.9, joker_share=joker_share)
     placed: list[Placed] = []
+
+    def deal(n: int) -> list[str]:
+        return [deck.pop() for _ in range(min(n, len(deck)))]  # two decks can run out on four busy seats
+
     seats = rng.randint(3, 6)
     # seats around the table: bottom, right, top, left edges (angle the cards face)
     edges = [(tw / 2, th - 150, 0.0), (tw - 150, th / 2, 90.0), (tw / 2, 150, 180.0), (150, th / 2, 270.0)]
@@ -151,7 +155,7 @@ def layout_game(
         row_len = rng.uniform(250, 420)
         for m in range(melds):
             n = rng.randint(3, 8)
-            cards = [deck.pop() for _ in range(min(n, len(deck)))]  # two decks can run out on four busy seats
+            cards = deal(n)
             if not cards:
                 break
             step = rng.uniform(14, 24)
@@ -160,7 +164,7 @@ def layout_game(
             placed += _fan(cards, start, face_angle + rng.uniform(-6, 6), step, f"meld:{s}:{m}", rng)
         if rng.random() < 0.35:
             n = rng.randint(4, 12)
-            cards = [deck.pop() for _ in range(min(n, len(deck)))]
+            cards = deal(n)
             centre = (ex + rng.uniform(-60, 60), ey + rng.uniform(-40, 40))
             placed += spread_layout(cards, centre, face_angle + rng.uniform(-10, 10), f"hand:{s}", rng)
     # stock: a face-down stack, then the discard pile beside it, messy
@@ -168,14 +172,12 @@ def layout_game(
     for _ in range(rng.randint(3, 8)):
         placed.append(Placed("back", (cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2)), rng.uniform(-8, 8), "stock"))
     dx, dy = cx + rng.uniform(70, 110), cy + rng.uniform(-20, 20)
-    for _ in range(min(rng.randint(1, 9), len(deck))):
-        placed.append(
-            Placed(deck.pop(), (dx + rng.gauss(0, 12), dy + rng.gauss(0, 12)), rng.uniform(0, 360), "discard")
-        )
+    for card in deal(rng.randint(1, 9)):
+        placed.append(Placed(card, (dx + rng.gauss(0, 12), dy + rng.gauss(0, 12)), rng.uniform(0, 360), "discard"))
     # a few loose cards anywhere, any rotation (upside-down and sideways included)
-    for _ in range(min(rng.randint(0, 6), len(deck))):
+    for card in deal(rng.randint(0, 6)):
         placed.append(
-            Placed(deck.pop(), (rng.uniform(100, tw - 100), rng.uniform(100, th - 100)), rng.uniform(0, 360), "loose")
+            Placed(card, (rng.uniform(100, tw - 100), rng.uniform(100, th - 100)), rng.uniform(0, 360), "loose")
         )
     return placed
 
