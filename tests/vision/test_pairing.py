@@ -151,6 +151,34 @@ def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
     assert len(cards) == 1 and set(cards[0].corners) == set(corners)
 
 
+@pytest.mark.parametrize(
+    "boxes",
+    [
+        # a 5D at 15 degrees, 1.7 px/mm, boxes a few pixels off (as a detector gives them)
+        [(532, 440, 552, 468), (645, 530, 662, 557), (616, 417, 638, 447), (566, 551, 586, 582)],
+        # at -105 degrees, 2.26 px/mm
+        [(674, 455, 704, 476), (495, 526, 523, 548), (648, 566, 675, 587), (523, 414, 552, 435)],
+    ],
+)
+def test_a_four_index_cards_edges_taken_for_two_diagonals_are_one_card(boxes: list[tuple[int, ...]]) -> None:
+    """The matching takes the card's two long edges for the diagonals of two smaller cards (its real
+    second diagonal fits no pair's shape). The four make the rectangle of one card's indices, its two
+    pairs parallel: one card."""
+    corners = [Corner("5D", p, tuple(map(float, b))) for b, p in zip(boxes, (0.9, 0.8, 0.7, 0.6))]
+    cards = pair_corners(corners)
+    assert len(cards) == 1 and set(cards[0].corners) == set(corners)
+
+
+def test_three_corners_of_a_four_index_card_take_the_fourth() -> None:
+    """A 5D on the pile of a held-out Dondorf table (seed 777, table 1; the detector's boxes): three of
+    its indices were grouped first, the fourth, a little apart from where a perfect rectangle puts it,
+    joins them rather than standing as a second 5D."""
+    boxes = [(1134, 406, 1163, 421), (1139, 477, 1169, 491), (1045, 414, 1076, 441), (1050, 485, 1079, 498)]
+    corners = [Corner("5D", p, tuple(map(float, b))) for b, p in zip(boxes, (0.95, 0.95, 0.95, 0.9))]
+    cards = pair_corners(corners)
+    assert len(cards) == 1 and set(cards[0].corners) == set(corners)
+
+
 @pytest.mark.parametrize("lower_read_twice", [False, True])
 def test_an_index_read_joker_diagonal_to_a_lone_face_shaped_like_it_is_that_card(lower_read_twice: bool) -> None:
     """A 4C thrown on the pile (petras film 2001 round 3, the detector's boxes): its upper index reads

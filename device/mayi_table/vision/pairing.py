@@ -24,8 +24,10 @@ one card edge apart pair like a diagonal does (the left edge of a card in a fan 
 bottom-left indices), but only when nothing else was seen between them, where a fan of duplicates would
 show the other cards' indices. Pairs of both kinds are matched together, then two pairs whose four
 corners form the rectangle of one card's indices (or a pair and a corner that make three of its
-corners) become one card, turned as a diagonal pair among them turns it (else the pair's diagonal
-would be the rectangle's edge: another copy's index lies where the fourth corner would). Edge pairs
+corners, or those three and the fourth) become one card when a diagonal pair among them is one of the
+rectangle's diagonals (else the pair's diagonal would be the rectangle's edge: another copy's index
+lies where the fourth corner would), or when the two pairs are its opposite edges, parallel (with boxes
+a few pixels off, the matching can take a card's two long edges for two smaller cards' diagonals). Edge pairs
 count where the table shows such a deck, that is where some card shows three or four of its indices (a
 fan's top card, the pile's top card), or where their length fits the table's scale measured on its
 cards' diagonals: with two-index decks, two copies in two overlapping meld runs (8C-QC above 9C-QC,
@@ -122,7 +124,7 @@ SCALED_SIDE_TOLERANCE = 1.25  # ... or this factor from the length the table's s
 # only a length and a line, and two cards' top indices in two meld rows lie a short edge apart on a
 # slant (two 6S read as one card, classic film 2000 round 3, shape 0.995)
 SIDE_SHAPE_LIMIT = 0.8
-ANGLE_TOLERANCE = 20.0  # degrees: a rectangle of indices joined to a diagonal pair turns the card as the pair does
+ANGLE_TOLERANCE = 20.0  # degrees: two pairs joined as a rectangle's opposite edges run parallel to this
 
 
 @dataclass(frozen=True)
@@ -493,29 +495,54 @@ def _as_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) ->
     return None
 
 
+def _fits_rectangle(card: _Card, corners: Sequence[Corner]) -> bool:
+    """Whether a card joins the rectangle of `corners` as it was found: a diagonal pair must be one of
+    the rectangle's diagonals. Else the pair's diagonal would be the rectangle's edge: another copy's
+    index lies where a fourth corner would (10H of a set above a run's 10H, petras film 2001)."""
+    if card.orientation is None or len(card.corners) != 2:
+        return True  # a lone corner, an edge pair, or three corners the rectangle already holds
+    # a diagonal pair names the card's angle as if it ran top-left to bottom-right; the other diagonal
+    # of a four-index card gives another angle, so the pair is checked by its length: the longest
+    # distance of the three corners, or one of the two longest of the four
+    centres = [_centre(c.box) for c in corners]
+    lengths = sorted((math.dist(p, q) for k, p in enumerate(centres) for q in centres[k + 1 :]), reverse=True)
+    longest = lengths[0] if len(centres) == 3 else lengths[1]
+    return math.dist(*(_centre(c.box) for c in card.corners)) >= longest - 1e-6
+
+
+def _opposite_edges(a: _Card, b: _Card) -> bool:
+    """Two pairs that are opposite edges of a rectangle of four indices: the matching may take a
+    four-index card's edges for two diagonals (a shorter one of a smaller card each), where its real
+    diagonals fit worse. Copies of a face do not lie so: each pair would be a card of its own beside
+    the other, its corners exactly where the other's card has its indices."""
+    if len(a.corners) != 2 or len(b.corners) != 2:
+        return False
+    (p, q), (r, t) = ([_centre(c.box) for c in card.corners] for card in (a, b))
+    u, v = (q[0] - p[0], q[1] - p[1]), (t[0] - r[0], t[1] - r[1])
+    cross = abs(u[0] * v[1] - u[1] * v[0]) / max(math.hypot(*u) * math.hypot(*v), 1e-9)
+    return cross < math.sin(math.radians(ANGLE_TOLERANCE))  # parallel: the rectangle's check did the rest
+
+
 def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) -> list[_Card]:
-    """Join pairs (and a pair and a lone corner) that are indices of one four-index card."""
+    """Join pairs (and a pair and a lone corner, three corners and the fourth) that are indices of one
+    four-index card."""
     joined = True
     while joined:
         joined = False
         for i in range(len(cards)):
             for j in range(i + 1, len(cards)):
                 a, b = cards[i], cards[j]
-                if len(a.corners) + len(b.corners) not in (3, 4) or max(len(a.corners), len(b.corners)) > 2:
+                if len(a.corners) + len(b.corners) not in (3, 4):
                     continue
                 orientation = _as_rectangle(a.corners + b.corners, name, others)
                 if orientation is None:
                     continue
-                if any(
-                    c.orientation is not None
-                    and abs(normalise_orientation(c.orientation - orientation)) > ANGLE_TOLERANCE
-                    for c in (a, b)
-                ):
-                    # the pair's diagonal would be the rectangle's edge: another copy's index lies where
-                    # a fourth corner would (10H of a set above a run's 10H, petras film 2001)
+                fits = all(_fits_rectangle(c, a.corners + b.corners) for c in (a, b))
+                if not fits and not _opposite_edges(a, b):
                     continue
                 keep = a if a.outline is not None else b
-                keep_orientation = keep.orientation if keep.orientation is not None else orientation
+                # pairs that are the rectangle's edges were turned as smaller cards' diagonals
+                keep_orientation = keep.orientation if fits and keep.orientation is not None else orientation
                 cards[i] = _Card(a.corners + b.corners, keep_orientation, keep.outline)
                 del cards[j]
                 joined = True
