@@ -36,6 +36,7 @@ from pydantic import (
 
 from .rules.profiles import PROFILES, ProfileError, make_profile
 from .table.claims import DEFAULT_BOUNCE_S, DEFAULT_LENGTH_S, DEFAULT_LIT_S
+from .vision.classes import MIN_CONFIDENCE
 
 BCM_PINS = range(2, 28)  # the 40-pin header's GPIO 2..27
 CAMERA_SOURCES = ("picamera2", "opencv", "folder", "rendered")
@@ -227,7 +228,7 @@ class ReadingConfig(_Model):
     `stable_frames` identical readings in a row before a change counts, `inertia` readings before a
     card is believed to have moved to another zone, detections below `min_confidence` ignored, and
     at most `fps` frames a second through the detector. `faint_from`: the card classifier's readings
-    from this level up to its own threshold (0.45, `vision.classify.MIN_CONFIDENCE`) are passed on as
+    from this level up to its own threshold (`vision.classes.MIN_CONFIDENCE`) are passed on as
     faint readings, which the referee takes only where the rules settle them (a card of an open that
     the contract needs, a hand short by it, a meld's own card); null passes none on.
     `four_index_deck`: true when the deck prints its index in all four corners (continental decks),
@@ -237,7 +238,7 @@ class ReadingConfig(_Model):
     inertia: int = Field(default=3, ge=1, le=100)
     min_confidence: float = Field(default=0.0, ge=0, le=1)
     fps: float = Field(default=4.0, gt=0, le=60)
-    faint_from: float | None = Field(default=DEFAULT_FAINT_FROM, gt=0, lt=0.45)  # lt: the classifier's threshold
+    faint_from: float | None = Field(default=DEFAULT_FAINT_FROM, gt=0, lt=MIN_CONFIDENCE)
     four_index_deck: bool | None = None
 
 

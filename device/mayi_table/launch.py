@@ -80,7 +80,7 @@ def load_recognizer(
 def faint_below(faint_from: float | None) -> float:
     """The referee's faint level for a recogniser passing on readings from `faint_from`: the
     classifier's own threshold (none when nothing is passed on)."""
-    from .vision.classify import MIN_CONFIDENCE
+    from .vision.classes import MIN_CONFIDENCE
 
     return MIN_CONFIDENCE if faint_from is not None else 0.0
 

@@ -15,6 +15,9 @@ from ..rules.cards import RANKS, SUITS
 if TYPE_CHECKING:
     import numpy as np
 
+# below this the index classifier's best guess is no reading at all (chosen on seed 1234); here, beside
+# the records, so that the config can bound its faint readings by it without loading the classifier
+MIN_CONFIDENCE = 0.45
 CLASS_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("JK",)
 CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
 

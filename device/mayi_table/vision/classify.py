@@ -14,12 +14,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .classes import Box, Corner, Readings
+from .classes import MIN_CONFIDENCE, Box, Corner, Readings
 from .detect import Backend, load_backend, model_file, to_tensor
 from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop, inside_share
 
 STEM = "index"
-MIN_CONFIDENCE = 0.45  # below this the classifier's best guess is no reading at all (chosen on seed 1234)
 VIEW_PADS = (1.15, CROP_PAD, 1.5)  # each index is read from three crops (side = pad x the box's longer side) ...
 # ... each at four quarter turns: indices lie at every angle on a table, so a turned crop is as much
 # a view the classifier learnt as the crop itself, and a misreading that hangs on one angle is outvoted

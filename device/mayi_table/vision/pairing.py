@@ -534,16 +534,17 @@ def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) ->
                 a, b = cards[i], cards[j]
                 if len(a.corners) + len(b.corners) not in (3, 4):
                     continue
-                orientation = _as_rectangle(a.corners + b.corners, name, others)
+                joint = a.corners + b.corners
+                orientation = _as_rectangle(joint, name, others)
                 if orientation is None:
                     continue
-                fits = all(_fits_rectangle(c, a.corners + b.corners) for c in (a, b))
+                fits = all(_fits_rectangle(c, joint) for c in (a, b))
                 if not fits and not _opposite_edges(a, b):
                     continue
                 keep = a if a.outline is not None else b
                 # pairs that are the rectangle's edges were turned as smaller cards' diagonals
                 keep_orientation = keep.orientation if fits and keep.orientation is not None else orientation
-                cards[i] = _Card(a.corners + b.corners, keep_orientation, keep.outline)
+                cards[i] = _Card(joint, keep_orientation, keep.outline)
                 del cards[j]
                 joined = True
                 break

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .classes import Corner, PhysicalCard
-from .classify import MIN_CONFIDENCE, IndexClassifier, has_index_model
+from .classes import MIN_CONFIDENCE, Corner, PhysicalCard
+from .classify import IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
 from .pairing import pair_corners
 
