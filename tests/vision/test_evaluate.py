@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from mayi_table.vision.classes import Corner, PhysicalCard
@@ -72,6 +74,16 @@ def test_a_card_seen_only_through_partly_covered_indices_may_be_named_or_not() -
 def test_a_mostly_covered_index_read_as_its_card_is_a_false_alarm() -> None:
     score = _score([_seen("QH", (50, 80))], [_label("QH", (0.0, 0.3))])
     assert (score.total.tp, score.total.fp, score.total.fn) == (0, 1, 0)
+
+
+def test_a_ten_seen_by_its_one_may_be_named() -> None:
+    """A 10 whose "0" a fanned card hides, its "1" showing (`index_label`), is partly seen: naming it
+    is no false alarm; another rank covered as much is."""
+    ten = replace(_label("10S", (0.4, 0.0)), lead_shares=(1.0, 0.0))
+    right = _score([_seen("10S", (0, 0))], [ten])
+    assert (right.total.tp, right.total.fp, right.total.fn, right.partial_reads) == (0, 0, 0, 1)
+    seven = replace(_label("7S", (0.4, 0.0)), lead_shares=(1.0, 0.0))
+    assert _score([_seen("7S", (0, 0))], [seven]).total.fp == 1
 
 
 def test_spread_points_use_both_profiles_values() -> None:

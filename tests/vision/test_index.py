@@ -16,13 +16,15 @@ from mayi_table.vision.index_crops import (
     NONE,
     READABLE_SHARE,
     build_index_dataset,
+    detected_samples,
     index_crop,
+    index_label,
     jittered,
     scene_samples,
 )
 from mayi_table.vision.offline import MODELS_DIR
 from mayi_table.vision.render.faces import HELD_OUT_DESIGNS, TRAIN_DESIGNS
-from mayi_table.vision.render.scene import VISIBLE_SHARE, render_table
+from mayi_table.vision.render.scene import VISIBLE_SHARE, quad_box, render_spread, render_table
 
 
 def test_crop_is_centred_on_the_box_and_scaled_to_its_longer_side() -> None:
@@ -69,6 +71,37 @@ def test_scene_samples_label_every_readable_index_and_negatives_avoid_visible_on
             iy = max(0.0, min(nb[3], vb[3]) - max(nb[1], vb[1]))
             union = (nb[2] - nb[0]) * (nb[3] - nb[1]) + (vb[2] - vb[0]) * (vb[3] - vb[1]) - ix * iy
             assert ix * iy / union < 0.1
+
+
+def test_a_ten_showing_its_one_is_read_where_other_ranks_so_covered_are_not() -> None:
+    """A fanned card hides a 10's "0" first; its "1", which no other rank prints, and some of its suit
+    still name it. Any other rank covered so is `none`, or either answer where half of it shows."""
+    assert index_label("10H", 0.4, 1.0) == "10H"
+    assert index_label("10H", 0.4, 0.6) == NONE  # its "1" covered too
+    assert index_label("10H", 0.3, 1.0) == NONE  # too little of its suit left
+    assert index_label("7H", 0.4, 1.0) == NONE
+    assert index_label("7H", 0.6, 1.0) is None
+    assert index_label("10H", 0.6, 0.5) is None
+    assert index_label("QS", READABLE_SHARE, 0.0) == "QS"
+
+
+def test_a_fanned_tens_one_makes_crops_of_the_ten() -> None:
+    """In this hand spread a 10D's index is 57% uncovered, its leading strip whole: both the rendered
+    samples and a detector's box on it are the 10D, not `none` and not left out."""
+    scene, _ = render_spread(2021, TRAIN_DESIGNS)
+    tens = [
+        quad_box(q)
+        for lab in scene.labels
+        if lab.card == "10D"
+        for q, share, lead in zip(lab.quads, lab.corner_shares, lab.lead_shares)
+        if share < READABLE_SHARE and lead == 1.0 and share > 0.5
+    ]
+    assert len(tens) == 1
+    (x1, y1, x2, y2) = tens[0]
+    samples = scene_samples(scene, random.Random(1))
+    near = [c for c, b in samples if abs(b[0] - x1) < x2 - x1 and abs(b[1] - y1) < y2 - y1]
+    assert "10D" in near and NONE not in near
+    assert detected_samples(scene, tens) == [("10D", tens[0])]
 
 
 def test_index_dataset_layout_is_deterministic_and_resumes(tmp_path: Path) -> None:

@@ -324,6 +324,18 @@ def test_edges_fitting_the_tables_scale_pair_without_a_card_showing_four(angle: 
     assert Counter(c.card for c in pair_corners(runs)) == Counter({"8C": 1, "9C": 2, "10C": 2, "JC": 2, "QC": 2})
 
 
+@pytest.mark.parametrize("angle", [0.0, 20.0, 90.0, 180.0, -60.0])
+def test_a_fan_of_four_index_cards_shows_its_deck_by_its_edges(angle: float) -> None:
+    """A hand fanned from a four-index deck whose top card shows no more than its edge either (the
+    held-out Dondorf spreads): no card gives three indices or the table's scale, but the cards' edges
+    run parallel, of one length, side by side, so each is one card."""
+    meld = ["7H", "7S", "8H", "9C", "7H"]
+    fan = fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True)
+    cards = pair_corners(fan)
+    assert Counter(c.card for c in cards) == Counter(meld)
+    assert [len(c.corners) for c in cards] == [2] * len(meld)
+
+
 def test_the_deck_kind_may_be_given() -> None:
     """A deck known to print four indices pairs its cards' edges with no card showing all four; one
     known to print two never does."""

@@ -23,7 +23,14 @@ from mayi_table.vision.render.faces import (
     Design,
     render_face,
 )
-from mayi_table.vision.render.scene import Placed, draw_scene, layout_game, render_spread, render_table
+from mayi_table.vision.render.scene import (
+    Placed,
+    draw_scene,
+    layout_game,
+    lead_strip,
+    render_spread,
+    render_table,
+)
 
 
 def _ncc(a: np.ndarray, b: np.ndarray) -> float:
@@ -46,6 +53,43 @@ def test_face_corner_quads_hold_the_index() -> None:
     bx2, by2 = br.max(axis=0).astype(int)
     bottom_right = gray[by1:by2, bx1:bx2]
     assert _ncc(top_left, bottom_right[::-1, ::-1]) > 0.95
+
+
+def _strip_picture(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """A quad's pixels warped upright, as the index reads (its points start at its own top-left)."""
+    w = int(round(np.linalg.norm(quad[1] - quad[0])))
+    h = int(round(np.linalg.norm(quad[3] - quad[0])))
+    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    upright = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(quad.astype(np.float32), target), (w, h))
+    return cv2.GaussianBlur(upright, (0, 0), 1.5)  # a pixel's shift between the turned quads does not count
+
+
+@pytest.mark.parametrize("design", [d for d in TRAIN_DESIGNS if d.centre == "pips"][:3], ids=lambda d: d.name)
+def test_a_tens_leading_strip_holds_its_one_at_both_corners(design: Design) -> None:
+    """The leading strip of an index, where a 10 prints its "1" (a fan hides the "0" first), is the
+    same picture in the upright top-left index and the turned bottom-right one, and not the strip at
+    the index's other end."""
+    face = render_face(design, "10S")
+    gray = cv2.cvtColor(face.image[..., :3], cv2.COLOR_BGR2GRAY)
+    tl, br = face.corners[:2]
+    lead_tl, lead_br = (_strip_picture(gray, lead_strip(q)) for q in (tl, br))
+    assert lead_tl.min() < 150, "the strip has ink"
+    assert _ncc(lead_tl, lead_br) > 0.8
+    trailing = _strip_picture(gray, lead_strip(tl[[1, 0, 3, 2]]))[:, ::-1]  # the strip at the other end
+    assert _ncc(lead_tl, trailing) < 0.5
+
+
+def test_a_fan_covers_an_index_from_its_trailing_end() -> None:
+    """Of the partly covered indices of fanned hands, the leading strip is the more uncovered: the next
+    card lies over the index's far end (where a 10 prints its "0")."""
+    partly = [
+        (share, lead)
+        for seed in (2021, 2030)
+        for lab in render_spread(seed, TRAIN_DESIGNS)[0].labels
+        for share, lead in zip(lab.corner_shares, lab.lead_shares)
+        if 0.2 < share < 0.9
+    ]
+    assert partly and all(lead > share for share, lead in partly)
 
 
 def test_faces_differ_by_card_and_design() -> None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..rules.profiles import make_profile
 from .classes import Box, CardReader, PhysicalCard
+from .index_crops import index_label
 from .render.faces import HELD_OUT_DESIGNS, Design
 from .render.scene import CardLabel, Spoil, quad_box, render_spread, render_table
 
@@ -116,12 +117,17 @@ def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: 
     at most once.
 
     A card with a visible index (VISIBLE_SHARE uncovered) must be found: unmatched, it is a false
-    negative. A card whose indices are all partly covered (PARTLY_SEEN_SHARE to VISIBLE_SHARE) may be
-    named or not: a right reading of it is counted apart, neither hit nor false alarm; a second
-    prediction of one physical card is always a false alarm."""
+    negative. A card whose indices are all partly covered (PARTLY_SEEN_SHARE to VISIBLE_SHARE, or a 10
+    showing its "1": `index_label`) may be named or not: a right reading of it is counted apart,
+    neither hit nor false alarm; a second prediction of one physical card is always a false alarm."""
     cards = []
     for lab in truth:
-        seen = [q for q, share in zip(lab.quads, lab.corner_shares) if share >= PARTLY_SEEN_SHARE]
+        leads = lab.lead_shares or (0.0,) * len(lab.quads)
+        seen = [
+            q
+            for q, share, lead in zip(lab.quads, lab.corner_shares, leads)
+            if share >= PARTLY_SEEN_SHARE or index_label(lab.card, share, lead) == lab.card
+        ]
         boxes = [quad_box(q) for q in seen or [q for q in lab.corners if q is not None]]
         if boxes:
             cards.append((lab.card, boxes, any(q is not None for q in lab.corners)))

@@ -16,7 +16,7 @@ import numpy as np
 
 from .classes import CLASS_NAMES
 from .render.faces import TRAIN_DESIGNS, Design
-from .render.scene import VISIBLE_SHARE, Scene, quad_box, training_scene
+from .render.scene import VISIBLE_SHARE, CardLabel, Scene, quad_box, training_scene
 
 CROP_SIZE = 64  # classifier input, px (a multiple of the network stride, 32)
 CROP_PAD = 1.3  # the crop's side is this many times the box's longer side
@@ -62,6 +62,24 @@ def jittered(box: Box, rng: random.Random, shift: float = 0.12, grow: tuple[floa
 
 READABLE_SHARE = 0.7  # an index this much uncovered is still read (a tight hand spread shows no more)
 UNREADABLE_SHARE = 0.5  # one covered more than half is not an index to read: `none`
+# ... but a 10 whose "0" a fanned card hides still shows its "1", which no other rank prints: it is read
+# when its leading strip (render.scene.LEAD_WIDTH) is all but whole and some of its suit shows too
+TEN_SHARE = 0.35
+TEN_LEAD = 0.95
+
+
+def index_label(card: str, share: float, lead: float) -> str | None:
+    """What a crop of a partly covered index of `card` should be read as: the card, `none`, or None
+    where either answer is fair (an index half to READABLE_SHARE uncovered)."""
+    if share >= READABLE_SHARE or (card.startswith("10") and share >= TEN_SHARE and lead >= TEN_LEAD):
+        return card
+    return NONE if share < UNREADABLE_SHARE else None
+
+
+def _index_shares(lab: CardLabel) -> list[tuple[np.ndarray, float, float]]:
+    """(quad, uncovered share, leading strip's uncovered share) of each index of a card."""
+    leads = lab.lead_shares or (0.0,) * len(lab.quads)
+    return list(zip(lab.quads, lab.corner_shares, leads))
 
 
 def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> list[tuple[str, Box]]:
@@ -74,10 +92,13 @@ def scene_samples(scene: Scene, rng: random.Random, negatives: float = 0.25) -> 
     visible = scene.corner_boxes()
     out: list[tuple[str, Box]] = [(card, jittered(b, rng)) for card, b in visible]
     for lab in scene.labels:
-        for q, share in zip(lab.quads, lab.corner_shares):
-            if READABLE_SHARE <= share < VISIBLE_SHARE:
+        for q, share, lead in _index_shares(lab):
+            if share >= VISIBLE_SHARE:
+                continue
+            name = index_label(lab.card, share, lead)
+            if name == lab.card:
                 out.append((lab.card, jittered(quad_box(q), rng)))
-            elif 0.15 <= share < UNREADABLE_SHARE:
+            elif name == NONE and share >= 0.15:
                 box = jittered(quad_box(q), rng)
                 if all(iou(box, b) < 0.1 for _, b in visible):  # not where another card's index shows
                     out.append((NONE, box))
@@ -112,15 +133,20 @@ def detected_samples(scene: Scene, boxes: Sequence[Box]) -> list[tuple[str, Box]
 
     A box on a readable index is that card; one on nothing readable (a mostly covered index, pips,
     court art, a card back's edge, the table) is `none`, the detector's false alarms the classifier
-    must learn to reject. A box on an index half to 70% uncovered is left out: either answer is fair."""
-    quads = [(lab.card, quad_box(q), share) for lab in scene.labels for q, share in zip(lab.quads, lab.corner_shares)]
+    must learn to reject. A box on an index half to 70% uncovered is left out: either answer is fair
+    (`index_label`)."""
+    quads = [
+        (quad_box(q), index_label(lab.card, share, lead))
+        for lab in scene.labels
+        for q, share, lead in _index_shares(lab)
+    ]
     out: list[tuple[str, Box]] = []
     for box in boxes:
-        on = [(card, share) for card, q, share in quads if inside_share(box, q) >= 0.5]
-        readable = [card for card, share in on if share >= READABLE_SHARE]
+        on = [name for q, name in quads if inside_share(box, q) >= 0.5]
+        readable = [name for name in on if name not in (None, NONE)]
         if readable:
             out.append((readable[0], box))
-        elif all(share < UNREADABLE_SHARE for _, share in on):
+        elif all(name == NONE for name in on):
             out.append((NONE, box))
     return out
 

@@ -568,7 +568,7 @@ def pair_corners(
 ) -> list[PhysicalCard]:
     """Group corner detections into physical cards (image_size = (width, height) clips card boxes).
     `four_index`: whether the deck prints its index in all four corners (its cards' edges pair); None:
-    as the table shows it (some card showing three or four indices).
+    as the table shows it (some card showing three or four indices, or fanned cards their edges).
 
     Cards come out in reading order (top to bottom, then left to right, by box).
     """
@@ -576,13 +576,42 @@ def pair_corners(
     if four_index is not None:
         return _grouped(corners, image_size, edges=four_index, join_edges=four_index)
     cards = _grouped(corners, image_size, edges=True, join_edges=True)
-    if any(len(c.corners) > 2 for c in cards):
+    if any(len(c.corners) > 2 for c in cards) or _fanned_edges(cards):
         return cards  # a four-index deck is on the table: its cards' edges pair too
     scales = [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
     if not scales:
         return _grouped(corners, image_size, edges=False)
     # edges whose length fits the table's scale may still be a four-index deck's
     return _grouped(corners, image_size, edges=True, scale=float(np.median(scales)))
+
+
+FAN_EDGE_TOLERANCE = 0.15  # edges of fanned four-index cards: lengths within this share of each other ...
+FAN_STEP_SLANT = 0.3  # ... and the step from one to the next across them (cosine with the edge at most this)
+
+
+def _fanned_edges(cards: Sequence[PhysicalCard]) -> bool:
+    """Whether two of these cards are edge pairs (two indices along one edge) running parallel, of one
+    length, side by side: the fanned cards of a four-index deck, each showing one edge (no diagonal
+    gives the table's scale then). One such pair alone may be two copies of a two-index card lying
+    apart; copies in two overlapping meld runs make parallel pairs too, but each a step along from
+    the last, slanted to them (test_copies_in_two_overlapping_runs_stay_apart)."""
+    edges = []
+    for card in cards:
+        if card.orientation is None and len(card.corners) == 2:
+            a, b = (np.array(_centre(c.box)) for c in card.corners)
+            edges.append(((a + b) / 2, b - a))
+    for k, (middle, edge) in enumerate(edges):
+        length = float(np.hypot(*edge))
+        for other_middle, other in edges[k + 1 :]:
+            other_length = float(np.hypot(*other))
+            if abs(length - other_length) > FAN_EDGE_TOLERANCE * max(length, other_length):
+                continue
+            cross = abs(float(edge[0] * other[1] - edge[1] * other[0])) / (length * other_length)
+            step = other_middle - middle
+            slant = abs(float(step @ edge)) / max(length * float(np.hypot(*step)), 1e-9)
+            if cross < math.sin(math.radians(ANGLE_TOLERANCE)) and slant < FAN_STEP_SLANT:
+                return True
+    return False
 
 
 HELD_INDEX_COST = 0.5  # added to a pair whose face holds another index of its name

@@ -43,6 +43,7 @@ from .scene import (
     _texture,
     _tilt_homography,
     _uncovered,
+    lead_strip,
     paste_card,
     quad_box,
 )
@@ -343,9 +344,10 @@ class GameFilm:
                 outline = cv2.perspectiveTransform(outline[None], self.homography)[0]
                 corners = [cv2.perspectiveTransform(c[None], self.homography)[0] for c in corners]
             shares = [_uncovered(owner, c, i) for c in corners]
+            leads = tuple(_uncovered(owner, lead_strip(c), i) for c in corners)
             seen: list[np.ndarray | None] = [c if s >= VISIBLE_SHARE else None for c, s in zip(corners, shares)]
             share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-            labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), corners))
+            labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), corners, leads))
         return image, labels
 
     def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -24,6 +24,9 @@ from .faces import FACE_H, FACE_W, Design, render_back, render_face
 
 CARD_MM = (63.0, 88.0)
 VISIBLE_SHARE = 0.9  # a corner index counts as visible when this share of it is uncovered
+# the leading strip of an index, as it reads: the "1" of a "10" lies in it, so a 10 whose "0" a fanned
+# card hides still names itself
+LEAD_WIDTH = 0.4
 
 
 @dataclass
@@ -44,6 +47,7 @@ class CardLabel:
     visible_share: float
     corner_shares: tuple[float, ...] = (0.0, 0.0)  # uncovered share of each index
     quads: list[np.ndarray] = field(default_factory=list)  # every index quad, covered or not
+    lead_shares: tuple[float, ...] = ()  # uncovered share of each index's leading strip (see LEAD_WIDTH)
 
 
 def quad_box(q: np.ndarray) -> tuple[float, float, float, float]:
@@ -315,19 +319,31 @@ def draw_scene(
         assert quads is not None
         seen: list[np.ndarray | None] = []
         shares = []
+        leads = []
         all_quads = []
         for q in quads:
             qq = cv2.perspectiveTransform(q[None], hmat)[0]
             all_quads.append(qq)
             share_q = _uncovered(owner, qq, i)
             shares.append(share_q)
+            leads.append(_uncovered(owner, lead_strip(qq), i))
             seen.append(qq if share_q >= VISIBLE_SHARE else None)
         share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-        labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), all_quads))
+        labels.append(
+            CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), all_quads, tuple(leads))
+        )
     spoiled = Spoil()
     if spoil:
         image, spoiled = spoil_image(image, rng)
     return Scene(image, labels, design.name, spoiled)
+
+
+def lead_strip(quad: np.ndarray) -> np.ndarray:
+    """The leading LEAD_WIDTH of an index quad (its points start at the index's own top-left, in
+    reading order): where a "10" prints its "1"."""
+    top = quad[0] + (quad[1] - quad[0]) * LEAD_WIDTH
+    bottom = quad[3] + (quad[2] - quad[3]) * LEAD_WIDTH
+    return np.array([quad[0], top, bottom, quad[3]], np.float32)
 
 
 def _uncovered(owner: np.ndarray, quad: np.ndarray, i: int) -> float:
