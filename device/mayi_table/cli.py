@@ -279,6 +279,47 @@ def train(
             typer.echo(f"{kind}: {path}")
 
 
+@app.command("pack-crops")
+def pack_crops(
+    builds: list[Path] = typer.Argument(..., help="Index builds (`mayi-table dataset --stage index --out ...`)."),
+    out: Path = typer.Option(..., help="The archive to write (.npz)."),
+    train_quality: int = typer.Option(50, help="WebP quality of training crops."),
+    val_quality: int = typer.Option(80, help="WebP quality of validation crops."),
+) -> None:
+    """Merge index builds into one file of WebP crops, to carry to a training machine."""
+    from .vision.crop_pack import PackError, list_crops
+    from .vision.crop_pack import pack_crops as pack
+
+    try:
+        total = sum(len(list_crops(b)) for b in builds)
+        with progress(total, "packing") as bar:
+            summary = pack(builds, out, train_quality, val_quality, progress=bar.update)
+    except PackError as e:
+        _fail(str(e))
+    crops = ", ".join(f"{n} {split}" for split, n in summary.crops.items())
+    typer.echo(f"wrote {out}: {crops} crops of {summary.classes} classes, {summary.bytes / 2**20:.1f} MiB")
+
+
+@app.command("unpack-crops")
+def unpack_crops(
+    pack: Path = typer.Argument(..., help="An archive written by `mayi-table pack-crops`."),
+    out: Path = typer.Option(..., help="Folder to write train/<class>/ and val/<class>/ into."),
+) -> None:
+    """Lay out a crop archive as the folders `mayi-table train --stage index --data` reads."""
+    from .vision.crop_pack import PackError, open_pack
+    from .vision.crop_pack import unpack_crops as unpack
+
+    if not pack.is_file():
+        _fail(f"{pack} does not exist")
+    try:
+        arrays = open_pack(pack)
+    except PackError as e:
+        _fail(str(e))
+    with progress(len(arrays["names"]), "unpacking") as bar:
+        counts = unpack(arrays, out, progress=bar.update)
+    typer.echo(f"wrote {out}: " + ", ".join(f"{n} {split}" for split, n in counts.items()) + " crops")
+
+
 @app.command()
 def evaluate(
     model: Path = typer.Option(Path("vision_models"), help="Model folder (corners.pt / .onnx / _ncnn_model)."),
