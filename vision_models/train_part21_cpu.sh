@@ -1,0 +1,52 @@
+#!/bin/sh
+# Classifier part 21 on the CPU, one session's worth at a time (vision_models/MODEL_CARD.md, "Next
+# runs"). Nothing git ignores outlives a session on the training machine, so each session builds the
+# data again (every build is seeded: the same crops each time, about 35 minutes on 2 cores) and the
+# run carries its last finished epoch in the repository: vision_models/checkpoints/index21cpu_last.pt
+# (the EMA weights, epoch and schedule, without the optimizer's moments, which AdamW rebuilds within
+# an epoch). Stop the training with `pkill -f 'mayi-table train'`: this script then writes that file
+# from the last finished epoch; commit it.
+set -eu
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+RUN=runs/index21cpu
+KEPT=vision_models/checkpoints/index21cpu_last.pt
+
+build() {  # OUT RECIPE: one index build in two processes, skipped once finished
+    [ -f "data/$1/.built" ] && return 0
+    mkdir -p data
+    "$BIN/mayi-table" dataset --stage index --out "data/$1" --designs procedural,variants,themes,fonts,crowded \
+        --recipe "vision_models/$2" --mine-with vision_models --shard 1/2 >"data/$1.shard1.log" 2>&1 &
+    other=$!
+    "$BIN/mayi-table" dataset --stage index --out "data/$1" --designs procedural,variants,themes,fonts,crowded \
+        --recipe "vision_models/$2" --mine-with vision_models --shard 0/2
+    wait "$other" || { echo "data/$1: shard 1/2 failed, see data/$1.shard1.log" >&2; exit 1; }
+    touch "data/$1/.built"
+}
+
+if [ ! -d data/index-p21/train ]; then
+    build index-wide-t index_wide_recipe.yaml       # part 17's scenes, seed 117
+    build index-more index_wide_more_recipe.yaml    # part 18's scenes, seed 131
+    build index-tens index_tens_recipe.yaml         # part 20's scenes, seed 151
+    "$BIN/mayi-table" pack-crops data/index-wide-t data/index-more data/index-tens --out data/index-p21.npz
+    "$BIN/mayi-table" unpack-crops data/index-p21.npz --out data/index-p21
+fi
+
+if [ ! -f "$RUN/weights/last.pt" ] && [ -f "$KEPT" ]; then
+    mkdir -p "$RUN/weights"
+    cp "$KEPT" "$RUN/weights/last.pt"
+fi
+resume=""
+[ -f "$RUN/weights/last.pt" ] && resume="--resume"
+"$BIN/mayi-table" train --stage index --data data/index-p21 --run "$RUN" \
+    --recipe vision_models/index_tens_all_cpu_recipe.yaml --no-export $resume || true
+
+mkdir -p "$(dirname "$KEPT")"
+"$BIN/python" - "$RUN/weights/last.pt" "$KEPT" <<'EOF'
+import sys, torch
+ckpt = torch.load(sys.argv[1], map_location="cpu", weights_only=False)
+ckpt["optimizer"] = None  # a third of the size; AdamW's moments rebuild within an epoch
+torch.save(ckpt, sys.argv[2])
+print(f"{sys.argv[2]}: epoch {ckpt['epoch'] + 1} of {ckpt['train_args']['epochs']} kept")
+EOF
+cp "$RUN/results.csv" vision_models/checkpoints/index21cpu_results.csv
