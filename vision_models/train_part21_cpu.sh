@@ -1,7 +1,7 @@
 #!/bin/sh
 # Classifier part 21 on the CPU, one session's worth at a time (vision_models/MODEL_CARD.md, "Next
 # runs"). Nothing git ignores outlives a session on the training machine, so each session builds the
-# data again (every build is seeded: the same crops each time, about 35 minutes on 2 cores) and the
+# data again (every build is seeded: the same crops each time, about 46 minutes on 2 cores) and the
 # run carries its last finished epoch in the repository: vision_models/checkpoints/index21cpu_last.pt
 # (the EMA weights, epoch and schedule, without the optimizer's moments, which AdamW rebuilds within
 # an epoch). Stop the training with `pkill -f 'mayi-table train'`: this script then writes that file
@@ -34,7 +34,17 @@ fi
 
 if [ ! -f "$RUN/weights/last.pt" ] && [ -f "$KEPT" ]; then
     mkdir -p "$RUN/weights"
-    cp "$KEPT" "$RUN/weights/last.pt"
+    # the checkpoint names its run's folder in full: point it at this checkout's
+    "$BIN/python" - "$KEPT" "$RUN" <<'EOF'
+import sys, torch
+from pathlib import Path
+ckpt = torch.load(sys.argv[1], map_location="cpu", weights_only=False)
+run = Path(sys.argv[2]).resolve()
+ckpt["train_args"].update(project=str(run.parent), name=run.name, save_dir=str(run))
+torch.save(ckpt, run / "weights" / "last.pt")
+EOF
+    # earlier sessions' epochs: Ultralytics appends this session's to them
+    [ -f "${KEPT%_last.pt}_results.csv" ] && cp "${KEPT%_last.pt}_results.csv" "$RUN/results.csv"
 fi
 resume=""
 [ -f "$RUN/weights/last.pt" ] && resume="--resume"
@@ -45,7 +55,12 @@ mkdir -p "$(dirname "$KEPT")"
 "$BIN/python" - "$RUN/weights/last.pt" "$KEPT" <<'EOF'
 import sys, torch
 ckpt = torch.load(sys.argv[1], map_location="cpu", weights_only=False)
-ckpt["optimizer"] = None  # a third of the size; AdamW's moments rebuild within an epoch
+# AdamW's moments dropped (a fifth of the size; they rebuild within an epoch); its parameter groups
+# kept, without which Ultralytics takes the file for finished weights and starts a new run
+if ckpt.get("optimizer") is None:  # a finished run's weights: export them (MODEL_CARD.md)
+    torch.save(ckpt, sys.argv[2])
+    sys.exit(print(f"{sys.argv[2]}: the run is finished"))
+ckpt["optimizer"] = {"state": {}, "param_groups": ckpt["optimizer"]["param_groups"]}
 torch.save(ckpt, sys.argv[2])
 print(f"{sys.argv[2]}: epoch {ckpt['epoch'] + 1} of {ckpt['train_args']['epochs']} kept")
 EOF
