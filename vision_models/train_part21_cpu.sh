@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 RUN=runs/index21cpu
 KEPT=vision_models/checkpoints/index21cpu_last.pt
+KEPT_CSV=vision_models/checkpoints/index21cpu_results.csv
 
 build() {  # OUT RECIPE: one index build in two processes, skipped once finished
     [ -f "data/$1/.built" ] && return 0
@@ -44,7 +45,7 @@ ckpt["train_args"].update(project=str(run.parent), name=run.name, save_dir=str(r
 torch.save(ckpt, run / "weights" / "last.pt")
 EOF
     # earlier sessions' epochs: Ultralytics appends this session's to them
-    [ -f "${KEPT%_last.pt}_results.csv" ] && cp "${KEPT%_last.pt}_results.csv" "$RUN/results.csv"
+    [ -f "$KEPT_CSV" ] && cp "$KEPT_CSV" "$RUN/results.csv"
 fi
 resume=""
 [ -f "$RUN/weights/last.pt" ] && resume="--resume"
@@ -57,11 +58,10 @@ import sys, torch
 ckpt = torch.load(sys.argv[1], map_location="cpu", weights_only=False)
 # AdamW's moments dropped (a fifth of the size; they rebuild within an epoch); its parameter groups
 # kept, without which Ultralytics takes the file for finished weights and starts a new run
-if ckpt.get("optimizer") is None:  # a finished run's weights: export them (MODEL_CARD.md)
-    torch.save(ckpt, sys.argv[2])
-    sys.exit(print(f"{sys.argv[2]}: the run is finished"))
-ckpt["optimizer"] = {"state": {}, "param_groups": ckpt["optimizer"]["param_groups"]}
+if ckpt.get("optimizer") is not None:  # None: a finished run, its weights kept as they are
+    ckpt["optimizer"] = {"state": {}, "param_groups": ckpt["optimizer"]["param_groups"]}
 torch.save(ckpt, sys.argv[2])
-print(f"{sys.argv[2]}: epoch {ckpt['epoch'] + 1} of {ckpt['train_args']['epochs']} kept")
+done = "finished" if ckpt["epoch"] < 0 else f"epoch {ckpt['epoch'] + 1} of {ckpt['train_args']['epochs']}"
+print(f"{sys.argv[2]}: {done} kept")
 EOF
-cp "$RUN/results.csv" vision_models/checkpoints/index21cpu_results.csv
+cp "$RUN/results.csv" "$KEPT_CSV"
