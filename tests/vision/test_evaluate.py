@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from mayi_table.vision.classes import Corner, PhysicalCard
-from mayi_table.vision.evaluate import SceneScore, camera_of, score_cards, spread_points
-from mayi_table.vision.render.scene import CardLabel, Spoil
+from mayi_table.vision.evaluate import SceneScore, SpreadScore, camera_of, held_out_designs, score_cards, spread_points
+from mayi_table.vision.render.faces import HELD_OUT_DESIGNS
+from mayi_table.vision.render.scene import CardLabel, Scene, Spoil
 
 
 def _quad(x: float, y: float) -> np.ndarray:
@@ -107,3 +109,27 @@ def test_figures_are_split_by_camera_and_design() -> None:
     # a frame is shaken when the camera streaked it, whatever its focus blur
     assert camera_of(Spoil(shake_px=4)) == "shaken"
     assert camera_of(Spoil(blur_sigma=1.2, jpeg_quality=45)) == camera_of(Spoil()) == "steady"
+
+
+def test_a_spread_is_exact_when_both_profiles_total_the_same() -> None:
+    """A spread is scored by its points (petras §06, classic Scoring): a 10 read as another 10 still
+    totals right; a joker read as a king does not (25 against 10 in petras)."""
+    tally = SpreadScore()
+    steady = Scene(np.zeros((4, 4, 3), np.uint8), design="proc24")
+    shaken = Scene(np.zeros((4, 4, 3), np.uint8), design="proc25", spoil=Spoil(shake_px=5))
+    assert tally.add(steady, ["10H", "5C"], ["10S", "5C"])
+    assert not tally.add(shaken, ["JK", "5C"], ["KS", "5C"])
+    assert tally.add(steady, ["AS"], ["AS"])
+    out = tally.as_dict()
+    assert (out["spreads"], out["points_exact"], out["cards_exact"]) == (3, round(2 / 3, 4), round(1 / 3, 4))
+    assert out["by_camera"] == {
+        "shaken": {"spreads": 1, "points_exact": 0.0},
+        "steady": {"spreads": 2, "points_exact": 1.0},
+    }
+    assert out["wrong_by_design"] == {"proc25": 1}
+
+
+def test_held_out_designs_are_chosen_by_name() -> None:
+    assert held_out_designs("procedural") == list(HELD_OUT_DESIGNS)
+    with pytest.raises(ValueError, match="procedural, themes, all"):
+        held_out_designs("fancy")

@@ -27,7 +27,7 @@ from ..rules.profiles import make_profile
 from .classes import Box, CardReader, PhysicalCard
 from .index_crops import index_label
 from .render.faces import HELD_OUT_DESIGNS, Design
-from .render.scene import CardLabel, Spoil, quad_box, render_spread, render_table
+from .render.scene import CardLabel, Scene, Spoil, quad_box, render_spread, render_table
 
 REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -92,6 +92,22 @@ class SceneScore:
             "by_camera": {k: {"frames": self.frames[k], **self.by_camera[k].as_dict()} for k in sorted(self.by_camera)},
             "by_design": {k: self.by_design[k].as_dict() for k in sorted(self.by_design)},
         }
+
+
+DESIGN_CHOICES = ("procedural", "themes", "all")
+
+
+def held_out_designs(which: str = "all") -> list[Design]:
+    """The deck designs never trained on: the procedural ones, Debian's card themes (those installed)
+    or all; ValueError for another choice."""
+    if which not in DESIGN_CHOICES:
+        raise ValueError(f"designs are {', '.join(DESIGN_CHOICES)}, not {which!r}")
+    from .render.themes import theme_split
+
+    held_out: list[Design] = list(HELD_OUT_DESIGNS) if which != "themes" else []
+    if which != "procedural":
+        held_out += theme_split()[1]
+    return held_out
 
 
 def camera_of(spoil: Spoil) -> str:
@@ -165,18 +181,62 @@ def evaluate_scenes(
 ) -> SceneScore:
     score = SceneScore()
     for n in range(scenes):
-        scene = render_table(seed * 1_000_003 + n, designs)
-        one = SceneScore()
-        score_cards(reader.recognize(scene.image), scene.labels, one)
-        score.add_scene(one, scene.design, camera_of(scene.spoil))
+        score_table(reader, render_table(table_seed(seed, n), designs), score)
         if progress:
             progress(1)
     return score
 
 
+def table_seed(seed: int, n: int) -> int:
+    """The render seed of the n-th held-out table (or spread) of an evaluation seed."""
+    return seed * 1_000_003 + n
+
+
+def score_table(reader: CardReader, scene: Scene, into: SceneScore) -> None:
+    """Recognise one rendered table and fold its score into `into`."""
+    one = SceneScore()
+    score_cards(reader.recognize(scene.image), scene.labels, one)
+    into.add_scene(one, scene.design, camera_of(scene.spoil))
+
+
 def spread_points(cards: Sequence[str]) -> tuple[int, int]:
     petras, classic = make_profile("petras"), make_profile("classic")
     return sum(petras.value(c) for c in cards), sum(classic.value(c) for c in cards)
+
+
+@dataclass
+class SpreadScore:
+    """Hand spreads scored: point totals exactly right (both profiles), the same cards, per camera."""
+
+    spreads: int = 0
+    exact: int = 0
+    same_cards: int = 0
+    camera: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # spreads, exact
+    wrong_by_design: Counter[str] = field(default_factory=Counter)
+
+    def add(self, scene: Scene, truth: Sequence[str], seen: Sequence[str]) -> bool:
+        """Score one spread read as `seen`; whether its point total came out right."""
+        right = spread_points(seen) == spread_points(truth)
+        self.spreads += 1
+        self.exact += right
+        self.same_cards += Counter(seen) == Counter(truth)
+        tally = self.camera[camera_of(scene.spoil)]
+        tally[0] += 1
+        tally[1] += right
+        if not right:
+            self.wrong_by_design[scene.design] += 1
+        return right
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "spreads": self.spreads,
+            "points_exact": round(self.exact / max(1, self.spreads), 4),
+            "cards_exact": round(self.same_cards / max(1, self.spreads), 4),
+            "by_camera": {
+                k: {"spreads": t[0], "points_exact": round(t[1] / t[0], 4)} for k, t in sorted(self.camera.items())
+            },
+            "wrong_by_design": dict(sorted(self.wrong_by_design.items())),
+        }
 
 
 def evaluate_spreads(
@@ -186,29 +246,13 @@ def evaluate_spreads(
     designs: Sequence[Design] = HELD_OUT_DESIGNS,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    exact = same_cards = 0
-    camera: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # spreads, exact
-    wrong_by_design: Counter[str] = Counter()
+    score = SpreadScore()
     for n in range(spreads):
-        scene, truth = render_spread(seed * 1_000_003 + n, designs)
-        seen = [c.card for c in reader.recognize(scene.image)]
-        right = spread_points(seen) == spread_points(truth)
-        exact += right
-        same_cards += Counter(seen) == Counter(truth)
-        tally = camera[camera_of(scene.spoil)]
-        tally[0] += 1
-        tally[1] += right
-        if not right:
-            wrong_by_design[scene.design] += 1
+        scene, truth = render_spread(table_seed(seed, n), designs)
+        score.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
         if progress:
             progress(1)
-    return {
-        "spreads": spreads,
-        "points_exact": round(exact / max(1, spreads), 4),
-        "cards_exact": round(same_cards / max(1, spreads), 4),
-        "by_camera": {k: {"spreads": t[0], "points_exact": round(t[1] / t[0], 4)} for k, t in sorted(camera.items())},
-        "wrong_by_design": dict(sorted(wrong_by_design.items())),
-    }
+    return score.as_dict()
 
 
 def read_voc(xml_path: Path) -> list[tuple[str, Box]]:

@@ -1,0 +1,182 @@
+"""Index classifiers compared side by side on the same detections of the same held-out scenes.
+
+    .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models]
+        [--tables 1234:30,777:30,4242:30] [--spreads 4243:100,778:100,1235:150] [--json]
+
+Each CLASSIFIER is a model folder holding `index.onnx` (or the backend's file). Every held-out table
+and hand spread (the scenes `mayi-table evaluate --seed S` renders: tables of seed S, spreads of
+seed S + 1) is rendered once and its corner indices found once by the detector of `--detector`;
+each classifier then names those same boxes through the recogniser's own code (readings from
+`--min-confidence`, pairing into physical cards), so the figures differ by the classifier alone.
+It prints, per seed and in all: card errors (false / missed), per-card F1, and hand spreads whose
+point total is exact in both profiles, with each classifier's change against the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "device"))
+
+from mayi_table.cli import progress  # noqa: E402
+from mayi_table.vision.classes import MIN_CONFIDENCE, Corner  # noqa: E402
+from mayi_table.vision.classify import IndexClassifier, has_index_model  # noqa: E402
+from mayi_table.vision.detect import Detector, ModelError, as_bgr  # noqa: E402
+from mayi_table.vision.evaluate import (  # noqa: E402
+    SceneScore,
+    SpreadScore,
+    held_out_designs,
+    score_table,
+    table_seed,
+)
+from mayi_table.vision.recognize import Recognizer  # noqa: E402
+from mayi_table.vision.render.scene import render_spread, render_table  # noqa: E402
+
+
+class DetectedOnce:
+    """A detector that finds each frame's corners once and hands the same list to every classifier."""
+
+    def __init__(self, detector: Detector) -> None:
+        self.detector = detector
+        self.key = b""
+        self.corners: list[Corner] = []
+
+    def detect(self, image_bgr: Any) -> list[Corner]:
+        image = as_bgr(image_bgr)
+        key = hashlib.blake2b(image.data, digest_size=16).digest() + bytes(str(image.shape), "ascii")
+        if key != self.key:
+            self.key, self.corners = key, self.detector.detect(image)
+        return list(self.corners)
+
+
+def seeds_and_counts(text: str, flag: str) -> list[tuple[int, int]]:
+    """Seed:count pairs: "1234:30,777:30" -> [(1234, 30), (777, 30)]."""
+    try:
+        pairs = [tuple(int(v) for v in part.split(":")) for part in text.split(",") if part]
+        if any(len(p) != 2 or p[1] < 0 for p in pairs):
+            raise ValueError
+    except ValueError:
+        raise SystemExit(f"error: {flag} {text!r}: give SEED:COUNT pairs joined by commas, as 777:30") from None
+    return [(p[0], p[1]) for p in pairs]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("classifiers", nargs="+", type=Path, help="model folders holding an index classifier")
+    ap.add_argument("--detector", type=Path, default=ROOT / "vision_models", help="model folder of the detector")
+    ap.add_argument("--backend", default="onnx", help="ultralytics, onnx or ncnn (detector and classifiers)")
+    ap.add_argument("--tables", default="1234:30,777:30,4242:30", help="held-out table seeds and counts")
+    ap.add_argument("--spreads", default="4243:100,778:100,1235:150", help="hand spread seeds and counts")
+    ap.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, help="readings under it are no card")
+    ap.add_argument("--designs", default="all", help="held-out designs: procedural, themes or all")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args()
+
+    tables, spreads = seeds_and_counts(args.tables, "--tables"), seeds_and_counts(args.spreads, "--spreads")
+    try:
+        designs = held_out_designs(args.designs)
+    except ValueError as e:
+        raise SystemExit(f"error: --designs: {e}") from None
+    for folder in args.classifiers:
+        if not has_index_model(folder, args.backend):
+            raise SystemExit(f"error: {folder} holds no index classifier for the {args.backend} backend")
+    try:
+        base = Recognizer(args.detector, args.backend, min_confidence=args.min_confidence)
+        once = DetectedOnce(base.detector)
+        readers = []
+        for folder in args.classifiers:
+            reader = copy.copy(base)
+            reader.classifier, reader.detector = IndexClassifier(folder, args.backend), once  # type: ignore[assignment]
+            readers.append(reader)
+    except ModelError as e:
+        raise SystemExit(f"error: {e}") from None
+
+    table_scores = {seed: [SceneScore() for _ in readers] for seed, _ in tables}
+    spread_scores = {seed: [SpreadScore() for _ in readers] for seed, _ in spreads}
+    with progress(sum(n for _, n in tables + spreads), "scenes") as bar:
+        for seed, count in tables:
+            for n in range(count):
+                scene = render_table(table_seed(seed, n), designs)
+                for reader, score in zip(readers, table_scores[seed]):
+                    score_table(reader, scene, score)
+                bar.update(1)
+        for seed, count in spreads:
+            for n in range(count):
+                scene, truth = render_spread(table_seed(seed, n), designs)
+                for reader, tally in zip(readers, spread_scores[seed]):
+                    tally.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
+                bar.update(1)
+
+    out = report(args.classifiers, tables, spreads, table_scores, spread_scores)
+    if args.json:
+        print(json.dumps(out))
+        return
+    print_table(out)
+
+
+def report(
+    classifiers: list[Path],
+    tables: list[tuple[int, int]],
+    spreads: list[tuple[int, int]],
+    table_scores: dict[int, list[SceneScore]],
+    spread_scores: dict[int, list[SpreadScore]],
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"classifiers": [str(c) for c in classifiers], "tables": [], "spreads": [], "all": []}
+    for seed, count in tables:
+        out["tables"].append({"seed": seed, "tables": count, "scores": [_table_row(s) for s in table_scores[seed]]})
+    for seed, count in spreads:
+        out["spreads"].append({"seed": seed, "spreads": count, "exact": [s.exact for s in spread_scores[seed]]})
+    for i in range(len(classifiers)):
+        out["all"].append(
+            {
+                "card_errors": sum(t["scores"][i]["errors"] for t in out["tables"]),
+                "spreads_exact": sum(s["exact"][i] for s in out["spreads"]),
+                "spreads": sum(n for _, n in spreads),
+            }
+        )
+    return out
+
+
+def _table_row(score: SceneScore) -> dict[str, Any]:
+    steady = score.by_camera.get("steady")
+    shaken = score.by_camera.get("shaken")
+    return {
+        "fp": score.total.fp,
+        "fn": score.total.fn,
+        "errors": score.total.fp + score.total.fn,
+        "f1": round(score.total.f1, 4),
+        "steady_f1": round(steady.f1, 4) if steady else None,
+        "shaken_f1": round(shaken.f1, 4) if shaken else None,
+    }
+
+
+def print_table(out: dict[str, Any]) -> None:
+    names = out["classifiers"]
+    print("| | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for t in out["tables"]:
+        cells = [
+            f"{s['fp']} / {s['fn']}, F1 {s['f1']:.4f} (steady {s['steady_f1']}, shaken {s['shaken_f1']})"
+            for s in t["scores"]
+        ]
+        print(f"| seed {t['seed']}, {t['tables']} tables: false / missed | " + " | ".join(cells) + " |")
+    for s in out["spreads"]:
+        print(f"| seed {s['seed']}, {s['spreads']} spreads exact | " + " | ".join(str(e) for e in s["exact"]) + " |")
+    first = out["all"][0]
+    cells = [
+        f"{a['card_errors']} errors ({a['card_errors'] - first['card_errors']:+d}), "
+        f"{a['spreads_exact']} / {a['spreads']} spreads ({a['spreads_exact'] - first['spreads_exact']:+d})"
+        for a in out["all"]
+    ]
+    print("| all | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
