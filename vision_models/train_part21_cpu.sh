@@ -1,11 +1,12 @@
 #!/bin/sh
 # Classifier part 21 on the CPU, one session's worth at a time (vision_models/MODEL_CARD.md, "Next
-# runs"). Nothing git ignores outlives a session on the training machine, so each session builds the
-# data again (every build is seeded: the same crops each time, about 46 minutes on 2 cores) and the
-# run carries its last finished epoch in the repository: vision_models/checkpoints/index21cpu_last.pt
-# (the EMA weights, epoch and schedule, without the optimizer's moments, which AdamW rebuilds within
-# an epoch). Stop the training with `pkill -f 'mayi-table train'`: this script then writes that file
-# from the last finished epoch; commit it.
+# runs"). Nothing git ignores is sure to outlive a session on the training machine, so a session
+# that finds no data builds it again (every build is seeded: the same crops each time, about 46
+# minutes on 2 cores) and the run carries its last finished epoch in the repository:
+# vision_models/checkpoints/index21cpu_last.pt (the EMA weights, epoch and schedule, without the
+# optimizer's moments, which AdamW rebuilds within an epoch). Stop the training with
+# `pkill -f 'mayi-table train'`: this script then writes that file from the last finished epoch
+# (or the finished run's weights); commit it.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
