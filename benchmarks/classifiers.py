@@ -1,7 +1,7 @@
 """Index classifiers compared side by side on the same detections of the same held-out scenes.
 
     .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models]
-        [--tables 1234:30,777:30,4242:30] [--spreads 4243:100,778:100,1235:150] [--json]
+        [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--json]
 
 Each CLASSIFIER is a model folder holding `index.onnx` (or the backend's file). Every held-out table
 and hand spread (the scenes `mayi-table evaluate --seed S` renders: tables of seed S, spreads of
@@ -73,7 +73,7 @@ def main() -> None:
     ap.add_argument("--detector", type=Path, default=ROOT / "vision_models", help="model folder of the detector")
     ap.add_argument("--backend", default="onnx", help="ultralytics, onnx or ncnn (detector and classifiers)")
     ap.add_argument("--tables", default="1234:30,777:30,4242:30", help="held-out table seeds and counts")
-    ap.add_argument("--spreads", default="4243:100,778:100,1235:150", help="hand spread seeds and counts")
+    ap.add_argument("--spreads", default="4243:150,778:100,1235:100", help="hand spread seeds and counts")
     ap.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, help="readings under it are no card")
     ap.add_argument("--designs", default="all", help="held-out designs: procedural, themes or all")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
