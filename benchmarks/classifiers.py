@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "device"))
 from mayi_table.cli import progress  # noqa: E402
 from mayi_table.vision.classes import MIN_CONFIDENCE, Corner  # noqa: E402
 from mayi_table.vision.classify import IndexClassifier, has_index_model  # noqa: E402
-from mayi_table.vision.detect import Detector, ModelError, as_bgr  # noqa: E402
+from mayi_table.vision.detect import BACKENDS, Detector, ModelError, as_bgr  # noqa: E402
 from mayi_table.vision.evaluate import (  # noqa: E402
     SceneScore,
     SpreadScore,
@@ -71,7 +71,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("classifiers", nargs="+", type=Path, help="model folders holding an index classifier")
     ap.add_argument("--detector", type=Path, default=ROOT / "vision_models", help="model folder of the detector")
-    ap.add_argument("--backend", default="onnx", help="ultralytics, onnx or ncnn (detector and classifiers)")
+    ap.add_argument("--backend", default="onnx", choices=BACKENDS, help="of the detector and the classifiers")
     ap.add_argument("--tables", default="1234:30,777:30,4242:30", help="held-out table seeds and counts")
     ap.add_argument("--spreads", default="4243:150,778:100,1235:100", help="hand spread seeds and counts")
     ap.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, help="readings under it are no card")

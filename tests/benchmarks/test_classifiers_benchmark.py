@@ -77,3 +77,12 @@ def test_a_folder_without_a_classifier_is_refused(tmp_path) -> None:
         text=True,
     )
     assert run.returncode != 0 and "holds no index classifier" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_an_unknown_backend_is_refused() -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "classifiers.py"), str(MODELS_DIR), "--backend", "tflite"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and "invalid choice: 'tflite'" in run.stderr and "Traceback" not in run.stderr
