@@ -64,6 +64,24 @@ def test_two_builds_pack_into_one_archive_and_unpack_as_one_class_layout(tmp_pat
     assert len(list(out.rglob("*.webp"))) == 11
 
 
+def test_archives_too_big_for_one_transfer_unpack_into_one_layout(tmp_path: Path) -> None:
+    """Builds over one transfer's size travel as two archives, unpacked one after the other into the
+    same folder: the layout then holds both, as one archive of all the builds would."""
+    a = _build(tmp_path / "index-wide", {("train", "10H"): 3, ("val", "10H"): 1})
+    b = _build(tmp_path / "index-crowd", {("train", "10H"): 2, ("train", "JK"): 2, ("val", "JK"): 1})
+    pack_crops([a], tmp_path / "first.npz", train_quality=50, val_quality=80)
+    pack_crops([b], tmp_path / "second.npz", train_quality=50, val_quality=80)
+    assert unpack_crops(open_pack(tmp_path / "first.npz"), tmp_path / "two") == {"train": 3, "val": 1}
+    assert unpack_crops(open_pack(tmp_path / "second.npz"), tmp_path / "two") == {"train": 4, "val": 1}
+    pack_crops([a, b], tmp_path / "all.npz", train_quality=50, val_quality=80)
+    unpack_crops(open_pack(tmp_path / "all.npz"), tmp_path / "one")
+    layout = {
+        folder: sorted(p.relative_to(tmp_path / folder) for p in (tmp_path / folder).rglob("*"))
+        for folder in ("two", "one")
+    }
+    assert layout["two"] == layout["one"] and len([p for p in layout["one"] if p.suffix == ".webp"]) == 9
+
+
 def test_a_damaged_archive_or_a_folder_that_is_no_build_is_refused_by_name(tmp_path: Path) -> None:
     build = _build(tmp_path / "index-a", {("train", "5C"): 2, ("val", "5C"): 1})
     with pytest.raises(PackError, match="not an index build"):
