@@ -33,8 +33,8 @@ from mayi_table.vision.evaluate import (  # noqa: E402
     SceneScore,
     SpreadScore,
     held_out_designs,
+    scene_seed,
     score_table,
-    table_seed,
 )
 from mayi_table.vision.recognize import Recognizer  # noqa: E402
 from mayi_table.vision.render.scene import render_spread, render_table  # noqa: E402
@@ -103,13 +103,13 @@ def main() -> None:
     with progress(sum(n for _, n in tables + spreads), "scenes") as bar:
         for seed, count in tables:
             for n in range(count):
-                scene = render_table(table_seed(seed, n), designs)
+                scene = render_table(scene_seed(seed, n), designs)
                 for reader, score in zip(readers, table_scores[seed]):
                     score_table(reader, scene, score)
                 bar.update(1)
         for seed, count in spreads:
             for n in range(count):
-                scene, truth = render_spread(table_seed(seed, n), designs)
+                scene, truth = render_spread(scene_seed(seed, n), designs)
                 for reader, tally in zip(readers, spread_scores[seed]):
                     tally.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
                 bar.update(1)

@@ -342,21 +342,16 @@ def evaluate(
 ) -> None:
     """Score the recogniser on held-out deck designs, hand spreads and real photos."""
     from .vision.detect import ModelError
-    from .vision.evaluate import (
-        DESIGN_CHOICES,
-        evaluate_real_photos,
-        evaluate_scenes,
-        evaluate_spreads,
-        held_out_designs,
-    )
+    from .vision.evaluate import evaluate_real_photos, evaluate_scenes, evaluate_spreads, held_out_designs
     from .vision.offline import PROJECT_ROOT
     from .vision.recognize import Recognizer, load_image
 
     if real_photos is not None and not real_photos.is_dir():
         _fail(f"{real_photos} is not a folder", 1)
-    if designs not in DESIGN_CHOICES:
+    try:
+        held_out = held_out_designs(designs)
+    except ValueError:
         _fail("--designs is procedural, themes or all", 1)
-    held_out = held_out_designs(designs)
     if not held_out:
         _fail("no held-out theme designs: install them with vision_models/install_card_themes.sh", 1)
     try:

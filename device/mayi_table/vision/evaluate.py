@@ -181,14 +181,14 @@ def evaluate_scenes(
 ) -> SceneScore:
     score = SceneScore()
     for n in range(scenes):
-        score_table(reader, render_table(table_seed(seed, n), designs), score)
+        score_table(reader, render_table(scene_seed(seed, n), designs), score)
         if progress:
             progress(1)
     return score
 
 
-def table_seed(seed: int, n: int) -> int:
-    """The render seed of the n-th held-out table (or spread) of an evaluation seed."""
+def scene_seed(seed: int, n: int) -> int:
+    """The render seed of the n-th held-out table or spread of an evaluation seed."""
     return seed * 1_000_003 + n
 
 
@@ -248,7 +248,7 @@ def evaluate_spreads(
 ) -> dict[str, Any]:
     score = SpreadScore()
     for n in range(spreads):
-        scene, truth = render_spread(table_seed(seed, n), designs)
+        scene, truth = render_spread(scene_seed(seed, n), designs)
         score.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
         if progress:
             progress(1)
