@@ -1,7 +1,7 @@
 """Index classifiers compared side by side on the same detections of the same held-out scenes.
 
     .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models]
-        [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--json]
+        [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--deshake on|off|both] [--json]
 
 Each CLASSIFIER is a model folder holding `index.onnx` (or the backend's file). Every held-out table
 and hand spread (the scenes `mayi-table evaluate --seed S` renders: tables of seed S, spreads of
@@ -10,6 +10,8 @@ each classifier then names those same boxes through the recogniser's own code (r
 `--min-confidence`, pairing into physical cards), so the figures differ by the classifier alone.
 It prints, per seed and in all: card errors (false / missed), per-card F1, and hand spreads whose
 point total is exact in both profiles, with each classifier's change against the first.
+`--deshake both` reads each classifier twice, without and with the shaken frames' sharpened copies
+(shake.py), side by side.
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ def main() -> None:
     ap.add_argument("--spreads", default="4243:150,778:100,1235:100", help="hand spread seeds and counts")
     ap.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, help="readings under it are no card")
     ap.add_argument("--designs", default="all", help="held-out designs: procedural, themes or all")
+    ap.add_argument(
+        "--deshake", default="on", choices=("on", "off", "both"), help="read shaken frames' sharpened copies too"
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
 
@@ -87,14 +92,19 @@ def main() -> None:
     for folder in args.classifiers:
         if not has_index_model(folder, args.backend):
             raise SystemExit(f"error: {folder} holds no index classifier for the {args.backend} backend")
+    deshake = {"on": (True,), "off": (False,), "both": (False, True)}[args.deshake]
     try:
         base = Recognizer(args.detector, args.backend, min_confidence=args.min_confidence)
         once = DetectedOnce(base.detector)
-        readers = []
+        readers, labels = [], []
         for folder in args.classifiers:
-            reader = copy.copy(base)
-            reader.classifier, reader.detector = IndexClassifier(folder, args.backend), once  # type: ignore[assignment]
-            readers.append(reader)
+            classifier = IndexClassifier(folder, args.backend)
+            for sharpened in deshake:
+                reader = copy.copy(base)
+                reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
+                reader.deshake = sharpened
+                readers.append(reader)
+                labels.append(f"{folder} (deshake)" if len(deshake) > 1 and sharpened else str(folder))
     except ModelError as e:
         raise SystemExit(f"error: {e}") from None
 
@@ -114,7 +124,7 @@ def main() -> None:
                     tally.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
                 bar.update(1)
 
-    out = report(args.classifiers, tables, spreads, table_scores, spread_scores)
+    out = report(labels, tables, spreads, table_scores, spread_scores)
     if args.json:
         print(json.dumps(out))
         return
@@ -122,13 +132,13 @@ def main() -> None:
 
 
 def report(
-    classifiers: list[Path],
+    classifiers: list[str],
     tables: list[tuple[int, int]],
     spreads: list[tuple[int, int]],
     table_scores: dict[int, list[SceneScore]],
     spread_scores: dict[int, list[SpreadScore]],
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"classifiers": [str(c) for c in classifiers], "tables": [], "spreads": [], "all": []}
+    out: dict[str, Any] = {"classifiers": list(classifiers), "tables": [], "spreads": [], "all": []}
     for seed, count in tables:
         out["tables"].append({"seed": seed, "tables": count, "scores": [_table_row(s) for s in table_scores[seed]]})
     for seed, count in spreads:

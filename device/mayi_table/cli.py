@@ -338,6 +338,9 @@ def evaluate(
         "--four-index/--two-index",
         help="Read every deck as printing its index in all four corners, or in two (default: as each image shows it).",
     ),
+    deshake: bool = typer.Option(
+        True, "--deshake/--no-deshake", help="Read frames blurred by a shaken camera in a sharpened copy too."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Score the recogniser on held-out deck designs, hand spreads and real photos."""
@@ -355,7 +358,7 @@ def evaluate(
     if not held_out:
         _fail("no held-out theme designs: install them with vision_models/install_card_themes.sh", 1)
     try:
-        reader = Recognizer(model, backend, four_index=four_index)
+        reader = Recognizer(model, backend, four_index=four_index, deshake=deshake)
     except ModelError as e:
         _fail(str(e), 1)
     out: dict[str, Any] = {"model": str(model), "backend": backend, "designs": [d.name for d in held_out]}

@@ -232,7 +232,9 @@ class ReadingConfig(_Model):
     faint readings, which the referee takes only where the rules settle them (a card of an open that
     the contract needs, a hand short by it, a meld's own card); null passes none on.
     `four_index_deck`: true when the deck prints its index in all four corners (continental decks),
-    false when in two; null: as the table shows it (a card showing three or four indices)."""
+    false when in two; null: as the table shows it (a card showing three or four indices).
+    `deshake`: a frame blurred by a shaken camera has its indices read in a sharpened copy too
+    (vision.shake)."""
 
     stable_frames: int = Field(default=3, ge=1, le=100)
     inertia: int = Field(default=3, ge=1, le=100)
@@ -240,6 +242,7 @@ class ReadingConfig(_Model):
     fps: float = Field(default=4.0, gt=0, le=60)
     faint_from: float | None = Field(default=DEFAULT_FAINT_FROM, gt=0, lt=MIN_CONFIDENCE)
     four_index_deck: bool | None = None
+    deshake: bool = True
 
 
 class ClaimsConfig(_Model):

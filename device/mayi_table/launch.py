@@ -58,9 +58,10 @@ def load_recognizer(
     threads: int | None = None,
     faint_from: float | None = None,
     four_index: bool | None = None,
+    deshake: bool = True,
 ) -> CardReader:
     """The recogniser as the device runs it; `faint_from`: pass on readings from this level;
-    `four_index`: the deck's kind (see `ReadingConfig`)."""
+    `four_index`: the deck's kind; `deshake`: read shaken frames' sharpened copies too (see `ReadingConfig`)."""
     from .vision.detect import ModelError
     from .vision.recognize import Recognizer
     from .vision.still_view import StillView
@@ -71,6 +72,7 @@ def load_recognizer(
     if faint_from is not None:
         options["min_confidence"] = faint_from
     options["four_index"] = four_index
+    options["deshake"] = deshake
     try:
         return StillView(Recognizer(_model_dir(model_dir), backend, **options))
     except ModelError as e:
@@ -169,6 +171,7 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
             cfg.detector.threads,
             cfg.reading.faint_from,
             cfg.reading.four_index_deck,
+            cfg.reading.deshake,
         )
     hub = open_hub(cfg.journal.path)
     server: Any = None

@@ -350,6 +350,14 @@ def test_the_decks_kind_is_told_by_the_table_unless_set(tmp_path: Path) -> None:
     assert "reading.four_index_deck" in str(e)
 
 
+def test_shaken_frames_are_read_sharpened_unless_turned_off(tmp_path: Path) -> None:
+    """reading.deshake: on by default; false turns it off; any other value is refused with its key."""
+    assert load_config(write(tmp_path, default_text())).reading.deshake is True
+    assert load_config(write(tmp_path, default_text() + "reading:\n  deshake: false\n")).reading.deshake is False
+    e = error_of(tmp_path, default_text() + "reading:\n  deshake: maybe\n")
+    assert "reading.deshake" in str(e)
+
+
 def test_faint_readings_level_is_checked_and_may_be_off(tmp_path: Path) -> None:
     """reading.faint_from: null passes no faint reading on; a level at or over the classifier's own
     threshold is refused with its key."""

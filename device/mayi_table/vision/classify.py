@@ -69,12 +69,18 @@ class IndexClassifier:
         misreading is outvoted)."""
         return [(name, conf) for name, conf, _ in self.read(image_bgr, boxes)]
 
-    def read(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[str, float, Readings]]:
-        """As `classify`, with each box's next card readings (ALTERNATIVE_MIN or likelier)."""
+    def read(
+        self, image_bgr: np.ndarray, boxes: Sequence[Box], sharpened: np.ndarray | None = None
+    ) -> list[tuple[str, float, Readings]]:
+        """As `classify`, with each box's next card readings (ALTERNATIVE_MIN or likelier). `sharpened`:
+        the same frame sharpened against camera shake (shake.py), whose views count as much as the
+        frame's own (a streak guessed wrong then blurs a reading rather than replacing it)."""
         out = []
         size = self.size or CROP_SIZE
+        images = [image_bgr] if sharpened is None else [image_bgr, sharpened]
         for box in boxes:
-            p = np.mean([self.probabilities(view) for view in index_views(image_bgr, box, size)], axis=0)
+            views = [view for image in images for view in index_views(image, box, size)]
+            p = np.mean([self.probabilities(view) for view in views], axis=0)
             order = np.argsort(-p, kind="stable")
             k = int(order[0])
             others = tuple(
@@ -86,11 +92,15 @@ class IndexClassifier:
         return out
 
     def name_corners(
-        self, image_bgr: np.ndarray, corners: Sequence[Corner], min_confidence: float = MIN_CONFIDENCE
+        self,
+        image_bgr: np.ndarray,
+        corners: Sequence[Corner],
+        min_confidence: float = MIN_CONFIDENCE,
+        sharpened: np.ndarray | None = None,
     ) -> list[Corner]:
-        """The corners renamed by the classifier; false alarms, readings under `min_confidence` and boxes
-        on part of an index already read dropped."""
-        named = self.read(image_bgr, [c.box for c in corners])
+        """The corners renamed by the classifier (read in `sharpened` too, see `read`); false alarms,
+        readings under `min_confidence` and boxes on part of an index already read dropped."""
+        named = self.read(image_bgr, [c.box for c in corners], sharpened)
         read = [
             Corner(name, conf, c.box, others)
             for c, (name, conf, others) in zip(corners, named)

@@ -16,6 +16,7 @@ from .classes import MIN_CONFIDENCE, Corner, PhysicalCard
 from .classify import IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
 from .pairing import pair_corners
+from .shake import find_shake, sharpen
 
 # with a classifier to reject false alarms, the detector may propose faint indices too (chosen on seed 1234)
 TWO_STAGE_DETECTOR_CONF = 0.03
@@ -67,14 +68,17 @@ class Recognizer:
         two_stage: bool | None = None,
         min_confidence: float = MIN_CONFIDENCE,
         four_index: bool | None = None,
+        deshake: bool = True,
         **detector_options: Any,
     ) -> None:
         """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads). `two_stage`: use the
         index classifier (default: when the model folder has one for this backend). `min_confidence`:
         the classifier's readings below it are no card. `four_index`: whether the deck prints its index
-        in all four corners (None: as each image shows it; see `pair_corners`)."""
+        in all four corners (None: as each image shows it; see `pair_corners`). `deshake`: read the
+        indices of a frame blurred by a shaken camera in a sharpened copy too (see shake.py)."""
         self.min_confidence = min_confidence
         self.four_index = four_index
+        self.deshake = deshake
         if two_stage is None:
             two_stage = has_index_model(model_dir, backend)
         self.classifier = IndexClassifier(model_dir, backend, detector_options.get("threads")) if two_stage else None
@@ -87,7 +91,11 @@ class Recognizer:
         """The named corner indices of an image, best first."""
         image = as_bgr(image_bgr)
         corners = self.detector.detect(image)
-        return self.classifier.name_corners(image, corners, self.min_confidence) if self.classifier else corners
+        if not self.classifier:
+            return corners
+        shake = find_shake(image) if self.deshake and corners else None
+        sharpened = sharpen(image, shake) if shake else None
+        return self.classifier.name_corners(image, corners, self.min_confidence, sharpened)
 
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         """The physical cards in an image, in reading order."""

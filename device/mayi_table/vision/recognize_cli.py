@@ -58,6 +58,9 @@ def recognize(
         "--four-index/--two-index",
         help="The deck prints its index in all four corners, or in two (default: as each image shows it).",
     ),
+    deshake: bool = typer.Option(
+        True, "--deshake/--no-deshake", help="Read an image blurred by a shaken camera in a sharpened copy too."
+    ),
 ) -> None:
     """Recognise the cards in photos: one line per image (boxes in pixels of the upright image)."""
     from .recognize import ImageLoadError, Recognizer, card_record, load_image
@@ -67,7 +70,7 @@ def recognize(
         _error(f"unknown backend {backend!r} (choose one of {', '.join(BACKENDS)})")
         raise typer.Exit(2)
     try:
-        recognizer = Recognizer(model, backend, conf=conf, four_index=four_index)
+        recognizer = Recognizer(model, backend, conf=conf, four_index=four_index, deshake=deshake)
     except ModelError as e:
         _error(str(e))
         raise typer.Exit(2) from None

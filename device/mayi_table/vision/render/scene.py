@@ -329,9 +329,7 @@ def draw_scene(
             leads.append(_uncovered(owner, lead_strip(qq), i))
             seen.append(qq if share_q >= VISIBLE_SHARE else None)
         share = float((owner == i).sum()) / max(1.0, cv2.contourArea(outline))
-        labels.append(
-            CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), all_quads, tuple(leads))
-        )
+        labels.append(CardLabel(p.card, p.zone, outline, seen, min(1.0, share), tuple(shares), all_quads, tuple(leads)))
     spoiled = Spoil()
     if spoil:
         image, spoiled = spoil_image(image, rng)

@@ -1,0 +1,140 @@
+"""Camera shake found from a frame's spectrum, the frame sharpened against it, and indices read in both."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from mayi_table.vision.classes import Corner
+from mayi_table.vision.offline import MODELS_DIR
+from mayi_table.vision.render.faces import HELD_OUT_DESIGNS
+from mayi_table.vision.render.scene import render_table
+from mayi_table.vision.shake import Shake, find_shake, sharpen, streak_kernel
+
+
+@pytest.fixture(scope="module")
+def sharp_table() -> np.ndarray:
+    """A held-out table as a perfect camera sees it (no blur, noise or JPEG)."""
+    return render_table(91, HELD_OUT_DESIGNS, spoil=False).image
+
+
+def camera(image: np.ndarray, streak: tuple[int, float] | None, sigma: float = 0.0, quality: int = 75) -> np.ndarray:
+    """What the renderer's camera does: Gaussian blur, a shake streak, sensor noise, then JPEG."""
+    out = cv2.GaussianBlur(image, (0, 0), sigma) if sigma else image.copy()
+    if streak:
+        out = cv2.filter2D(out, -1, streak_kernel(*streak))
+    noisy = out.astype(np.float32) + np.random.default_rng(5).normal(0, 3, out.shape)
+    out = np.clip(noisy, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+
+
+def angle_apart(a: float, b: float) -> float:
+    d = abs(a - b) % 180
+    return min(d, 180 - d)
+
+
+def test_streak_kernel_is_a_turned_line_that_sums_to_one() -> None:
+    flat = streak_kernel(5, 0)
+    assert flat.shape == (5, 5) and flat.sum() == pytest.approx(1.0)
+    assert np.count_nonzero(flat[2]) == 5 and np.count_nonzero(flat) == 5
+    upright = streak_kernel(5, 90)
+    assert np.allclose(upright, flat.T, atol=1e-6)
+
+
+@pytest.mark.parametrize("streak", [(6, 40.0), (4, 120.0), (7, 3.0)])
+def test_a_shaken_frame_is_found_with_its_streak(sharp_table: np.ndarray, streak: tuple[int, float]) -> None:
+    """The renderer's camera-shake streaks (3-7 px at any angle) are found within a pixel and a few
+    degrees, along the frame's axes too when they are long enough to be plain."""
+    shake = find_shake(camera(sharp_table, streak))
+    assert shake is not None
+    assert abs(shake.length - streak[0]) <= 1
+    assert angle_apart(shake.angle, streak[1]) <= 6
+    assert shake.strength > 0
+
+
+@pytest.mark.parametrize(("sigma", "quality"), [(0.0, 90), (1.2, 75), (0.5, 45)])
+def test_a_steady_frame_is_not_taken_for_shaken(sharp_table: np.ndarray, sigma: float, quality: int) -> None:
+    """Focus blur is the same in every direction and JPEG's blocks soften along the axes: neither is shake."""
+    assert find_shake(camera(sharp_table, None, sigma, quality)) is None
+
+
+def test_frames_too_small_to_tell_are_not_checked() -> None:
+    small = np.random.default_rng(1).integers(0, 255, (200, 300, 3), dtype=np.uint8)
+    assert find_shake(small) is None
+    assert find_shake(small[..., 0]) is None
+
+
+def test_sharpening_brings_a_shaken_frame_back_towards_the_sharp_one(sharp_table: np.ndarray) -> None:
+    """The deconvolution undoes the streak as the renderer draws it (`cv2.filter2D`), in place: a
+    pixel's shift or a flipped streak would leave half the error. (With sensor noise the copy is
+    sharper but noisier; the classifier, which reads it beside the frame, is what it serves.)"""
+    shaken = cv2.filter2D(sharp_table, -1, streak_kernel(6, 40.0))
+    sharpened = sharpen(shaken, Shake(6, 40.0, 1.0))
+    assert sharpened.shape == shaken.shape and sharpened.dtype == np.uint8
+    inner = (slice(20, -20), slice(20, -20))  # the deconvolution wraps round the frame's edges
+
+    def error(image: np.ndarray) -> float:
+        return float(np.mean((image[inner].astype(np.float32) - sharp_table[inner].astype(np.float32)) ** 2))
+
+    assert error(sharpened) < 0.6 * error(shaken)
+
+
+def test_indices_are_read_in_the_frame_and_its_sharpened_copy_alike() -> None:
+    """With a sharpened copy each index's probabilities are the mean of its reading in both images."""
+    if not (MODELS_DIR / "index.onnx").exists():
+        pytest.skip("no index classifier committed under vision_models/ yet")
+    from mayi_table.vision.classify import IndexClassifier, index_views
+
+    scene = render_table(77, HELD_OUT_DESIGNS)
+    boxes = [b for _, b in scene.corner_boxes()][:6]
+    reader = IndexClassifier(MODELS_DIR, "onnx")
+    other = cv2.GaussianBlur(scene.image, (0, 0), 1.5)
+    alone = reader.read(scene.image, boxes)
+    twice = reader.read(scene.image, boxes, scene.image)  # the same image again: the same reading
+    assert [r[0] for r in twice] == [r[0] for r in alone]
+    assert [r[1] for r in twice] == pytest.approx([r[1] for r in alone], abs=1e-5)
+    for box, (name, p, _) in zip(boxes, reader.read(scene.image, boxes, other)):
+        views = index_views(scene.image, box, reader.size) + index_views(other, box, reader.size)
+        mean = np.mean([reader.probabilities(v) for v in views], axis=0)
+        assert name == reader.names[int(np.argmax(mean))] and p == pytest.approx(float(mean.max()), abs=1e-5)
+    corners = [Corner("AS", 0.5, b) for b in boxes]
+    assert [c.card for c in reader.name_corners(scene.image, corners, sharpened=scene.image)] == [
+        c.card for c in reader.name_corners(scene.image, corners)
+    ]
+
+
+def test_the_recogniser_reads_a_shaken_frame_in_its_sharpened_copy(
+    sharp_table: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a frame found shaken is sharpened, and only when the recogniser is asked to."""
+    if not (MODELS_DIR / "index.onnx").exists():
+        pytest.skip("no models committed under vision_models/ yet")
+    from mayi_table.vision.classify import IndexClassifier
+    from mayi_table.vision.recognize import Recognizer
+
+    seen: list[bool] = []
+    real = IndexClassifier.name_corners
+
+    def spy(self, image, corners, min_confidence=0.45, sharpened=None):  # type: ignore[no-untyped-def]
+        seen.append(sharpened is not None)
+        return real(self, image, corners, min_confidence, sharpened)
+
+    monkeypatch.setattr(IndexClassifier, "name_corners", spy)
+    shaken, steady = camera(sharp_table, (6, 40.0)), camera(sharp_table, None)
+    reader = Recognizer(MODELS_DIR, "onnx")
+    assert reader.recognize(shaken) and reader.recognize(steady)
+    Recognizer(MODELS_DIR, "onnx", deshake=False).recognize(shaken)
+    assert seen == [True, False, False]
+
+
+def test_the_device_reads_shaken_frames_as_its_config_says() -> None:
+    """`reading.deshake` reaches the recogniser the device runs."""
+    if not (MODELS_DIR / "index.onnx").exists():
+        pytest.skip("no models committed under vision_models/ yet")
+    from mayi_table.launch import load_recognizer
+
+    assert load_recognizer(MODELS_DIR, "onnx").reader.deshake is True  # type: ignore[attr-defined]
+    assert load_recognizer(MODELS_DIR, "onnx", deshake=False).reader.deshake is False  # type: ignore[attr-defined]
