@@ -6,7 +6,9 @@ For one rendered 1920x1080 table frame it prints the milliseconds per frame of t
 recogniser (tiling, detection, pairing) with each backend, the milliseconds of a plain
 Ultralytics PyTorch `predict` of the same model on the same frame at full size, the ratio of the
 fastest lean backend (onnx, ncnn) to that `predict`, and the peak resident memory of a separate
-process that only runs the lean backend (and must not import torch).
+process that only runs the lean backend (and must not import torch). The onnx recogniser is also
+timed without its camera-shake check (`deshake=False`), and on the frame shaken (a 6 px streak)
+with and without it: what the check costs a steady frame, and the sharpened second reading a shaken one.
 """
 
 from __future__ import annotations
@@ -69,6 +71,17 @@ def main() -> None:
     for backend in ("ultralytics", "onnx", "ncnn"):
         rec = Recognizer(args.model, backend, threads=args.threads)
         results[backend] = ms_per_call(lambda rec=rec: rec.recognize(frame), args.runs)
+    # what the shake check costs a steady frame, and a shaken frame its sharpened second reading
+    import cv2
+
+    from mayi_table.vision.shake import streak_kernel
+
+    unchecked = Recognizer(args.model, "onnx", threads=args.threads, deshake=False)
+    results["onnx, no shake check"] = ms_per_call(lambda: unchecked.recognize(frame), args.runs)
+    shaken = cv2.filter2D(frame, -1, streak_kernel(6, 40.0))
+    checked = Recognizer(args.model, "onnx", threads=args.threads)
+    results["onnx, the frame shaken (6 px streak)"] = ms_per_call(lambda: checked.recognize(shaken), args.runs)
+    results["onnx, the frame shaken, no shake check"] = ms_per_call(lambda: unchecked.recognize(shaken), args.runs)
     prepare_ultralytics()
     import torch
     from ultralytics import YOLO

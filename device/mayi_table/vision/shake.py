@@ -36,6 +36,7 @@ MIN_STRENGTH = 0.2
 AXIS_MIN_STRENGTH = 0.5
 AXIS_DEGREES = 10
 WIENER_K = 0.02  # the deconvolution's noise-to-signal ratio (chosen on the same tables)
+TILE_BATCH, CANDIDATE_BATCH = 4, 64  # worked through a batch at a time, to keep the memory small
 
 
 @dataclass(frozen=True)
@@ -86,11 +87,9 @@ class _Models:
         self.bins = PATCH // 2 + 1
         self.count = np.maximum(np.bincount(self.rbin, minlength=self.bins), 1)
         self.candidates: list[tuple[int, int]] = [(1, 0)] + [(n, a) for n in LENGTHS for a in range(0, 180, ANGLE_STEP)]
-        h2 = [np.ones(int(self.band.sum()), np.float32)]
-        for n, a in self.candidates[1:]:
-            h = np.abs(np.fft.rfft2(point_spread(streak_kernel(n, a), (PATCH, PATCH))))
-            h2.append((h**2)[self.band].astype(np.float32))
-        self.h2 = np.stack(h2)  # (candidates, band)
+        self.h2 = np.ones((len(self.candidates), int(self.band.sum())), np.float32)  # (candidates, band)
+        for row, (n, a) in enumerate(self.candidates[1:], start=1):
+            self.h2[row] = (np.abs(np.fft.rfft2(point_spread(streak_kernel(n, a), (PATCH, PATCH)))) ** 2)[self.band]
         self.h2_radial = np.stack([self.radial(h) for h in self.h2]).astype(np.float32)  # (candidates, radii)
 
     def radial(self, values: np.ndarray) -> np.ndarray:
@@ -106,15 +105,14 @@ def power_spectrum(gray: np.ndarray) -> np.ndarray:
     """The mean power spectrum (half plane) of the frame's half-overlapping Hann-windowed PATCH x PATCH tiles."""
     window = np.outer(np.hanning(PATCH), np.hanning(PATCH)).astype(np.float32)
     h, w = gray.shape
-    tiles = np.stack(
-        [
-            gray[y : y + PATCH, x : x + PATCH]
-            for y in range(0, h - PATCH + 1, PATCH // 2)
-            for x in range(0, w - PATCH + 1, PATCH // 2)
-        ]
-    ).astype(np.float32)
-    tiles = (tiles - tiles.mean(axis=(1, 2), keepdims=True)) * window
-    return np.asarray(np.mean(np.abs(np.fft.rfft2(tiles)) ** 2, axis=0))
+    corners = [(y, x) for y in range(0, h - PATCH + 1, PATCH // 2) for x in range(0, w - PATCH + 1, PATCH // 2)]
+    total = np.zeros((PATCH, PATCH // 2 + 1), np.float64)
+    for start in range(0, len(corners), TILE_BATCH):
+        tiles = np.stack([gray[y : y + PATCH, x : x + PATCH] for y, x in corners[start : start + TILE_BATCH]])
+        tiles = tiles.astype(np.float32)
+        tiles = (tiles - tiles.mean(axis=(1, 2), keepdims=True)) * window
+        total += (np.abs(np.fft.rfft2(tiles)) ** 2).sum(axis=0)
+    return total / len(corners)
 
 
 def tile_count(height: int, width: int) -> int:
@@ -135,8 +133,11 @@ def find_shake(image_bgr: np.ndarray) -> Shake | None:
     for noise in np.percentile(spectrum, NOISE_PERCENTILES).astype(np.float32):
         # each candidate: the streak's loss times an isotropic sharp spectrum fitted per radius, plus noise
         level = np.maximum(radial - noise, 1e-6 * radial.max()) / np.maximum(m.h2_radial, 1e-6)
-        predicted = m.h2 * level[:, m.rbin] + noise
-        errors = np.minimum(errors, ((log_spectrum - np.log(predicted)) ** 2).mean(axis=1))
+        for start in range(0, len(m.candidates), CANDIDATE_BATCH):
+            rows = slice(start, start + CANDIDATE_BATCH)
+            predicted = m.h2[rows] * level[rows][:, m.rbin] + noise
+            fit = ((log_spectrum - np.log(predicted)) ** 2).mean(axis=1)
+            errors[rows] = np.minimum(errors[rows], fit)
     best = int(np.argmin(errors[1:])) + 1
     length, angle = m.candidates[best]
     strength = float(errors[0] - errors[best])
@@ -149,9 +150,11 @@ def find_shake(image_bgr: np.ndarray) -> Shake | None:
 def sharpen(image_bgr: np.ndarray, shake: Shake, k: float = WIENER_K) -> np.ndarray:
     """The frame deconvolved against the streak (Wiener filter), as BGR uint8."""
     h, w = image_bgr.shape[:2]
-    transfer = np.fft.rfft2(point_spread(streak_kernel(shake.length, shake.angle), (h, w)))
-    gain = np.conj(transfer) / (np.abs(transfer) ** 2 + k)
-    out = np.empty(image_bgr.shape, np.float32)
+    transfer = np.fft.rfft2(point_spread(streak_kernel(shake.length, shake.angle), (h, w))).astype(np.complex64)
+    gain = np.conj(transfer) / (np.abs(transfer) ** 2 + np.float32(k))
+    del transfer
+    out = np.empty(image_bgr.shape, np.uint8)
     for c in range(image_bgr.shape[2]):
-        out[..., c] = np.fft.irfft2(np.fft.rfft2(image_bgr[..., c].astype(np.float32)) * gain, s=(h, w))
-    return np.clip(out, 0, 255).astype(np.uint8)
+        channel = np.fft.irfft2(np.fft.rfft2(image_bgr[..., c].astype(np.float32)) * gain, s=(h, w))
+        out[..., c] = np.clip(channel, 0, 255)
+    return out
