@@ -7,10 +7,10 @@ across it stay. So the streak shows in the frame's power spectrum (averaged over
 the noise floor included) as a loss along one direction that no sharp frame has, and its length
 and direction are the streak's whose transfer function best explains that loss. A frame so found
 shaken is sharpened by Wiener deconvolution against that streak; the classifier then reads each
-index both in the frame and in the sharpened copy (classify.py), so a streak guessed a pixel long
-or short, or a steady frame taken for shaken, costs little.
+index it is unsure of in the frame and in the sharpened copy together (classify.py), so a streak
+guessed a pixel long or short, or a steady frame taken for shaken, costs little.
 
-Measured on rendered held-out tables (see the model card, "Where the errors are").
+Measured on rendered held-out tables and the real photos (the model card, "Next runs").
 """
 
 from __future__ import annotations
