@@ -58,20 +58,15 @@ def streak_kernel(length: int, angle: float) -> np.ndarray:
     return np.asarray(kernel / max(float(kernel.sum()), 1e-6), np.float32)
 
 
-def _centred(kernel: np.ndarray, shape: tuple[int, int], origin: int) -> np.ndarray:
-    """The kernel on a frame-sized grid with its element (origin, origin) at (0, 0), for a transfer function."""
-    grid = np.zeros(shape, np.float32)
-    k = kernel.shape[0]
-    grid[:k, :k] = kernel
-    return np.roll(grid, (-origin, -origin), axis=(0, 1))
-
-
 def point_spread(kernel: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """What `cv2.filter2D(image, -1, kernel)` does to an image, as a convolution's point spread on a
-    frame-sized grid: filter2D correlates about the kernel's centre element (k // 2), so the spread is
-    the kernel flipped, with element k - 1 - k // 2 at the origin."""
+    frame-sized grid for a transfer function: filter2D correlates about the kernel's centre element
+    (k // 2), so the spread is the kernel flipped, with its element k - 1 - k // 2 at the origin."""
     k = kernel.shape[0]
-    return _centred(kernel[::-1, ::-1], shape, k - 1 - k // 2)
+    grid = np.zeros(shape, np.float32)
+    grid[:k, :k] = kernel[::-1, ::-1]
+    origin = k - 1 - k // 2
+    return np.roll(grid, (-origin, -origin), axis=(0, 1))
 
 
 class _Models:
