@@ -341,11 +341,22 @@ def evaluate(
     deshake: bool = typer.Option(
         True, "--deshake/--no-deshake", help="Read frames blurred by a shaken camera in a sharpened copy too."
     ),
+    jokers_shown: bool = typer.Option(
+        False,
+        "--jokers-shown",
+        help="Show the recogniser each held-out design's jokers first, as a family does once (learn-jokers).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Score the recogniser on held-out deck designs, hand spreads and real photos."""
     from .vision.detect import ModelError
-    from .vision.evaluate import evaluate_real_photos, evaluate_scenes, evaluate_spreads, held_out_designs
+    from .vision.evaluate import (
+        evaluate_real_photos,
+        evaluate_scenes,
+        evaluate_spreads,
+        held_out_designs,
+        learn_held_out_jokers,
+    )
     from .vision.offline import PROJECT_ROOT
     from .vision.recognize import Recognizer, load_image
 
@@ -362,15 +373,20 @@ def evaluate(
     except ModelError as e:
         _fail(str(e), 1)
     out: dict[str, Any] = {"model": str(model), "backend": backend, "designs": [d.name for d in held_out]}
+    jokers = learn_held_out_jokers(reader, held_out) if jokers_shown and (scenes or spreads) else None
+    out["jokers_shown"] = jokers is not None
     if scenes:
         with progress(scenes, "held-out scenes") as bar:
-            score = evaluate_scenes(reader, scenes, seed=seed, designs=held_out, progress=bar.update)
+            score = evaluate_scenes(reader, scenes, seed=seed, designs=held_out, progress=bar.update, jokers=jokers)
         out["scenes"] = {"count": scenes, **score.total.as_dict(), "partial_reads": score.partial_reads}
         out["scenes"].update(score.breakdown())
         out["per_card_f1"] = {c: round(k.f1, 4) for c, k in sorted(score.per_card.items())}
     if spreads:
         with progress(spreads, "hand spreads") as bar:
-            out["spreads"] = evaluate_spreads(reader, spreads, seed=seed + 1, designs=held_out, progress=bar.update)
+            out["spreads"] = evaluate_spreads(
+                reader, spreads, seed=seed + 1, designs=held_out, progress=bar.update, jokers=jokers
+            )
+    reader.jokers = None  # the real photos show many decks: no jokers shown
     photos = real_photos or PROJECT_ROOT.parent / "shared" / "real_photos" / "edje_train"
     if photos.is_dir():
         n = len(list(photos.glob("*.xml")))
@@ -428,6 +444,24 @@ def calibrate(
         code = marker_sheet_main(markers, config if config.is_file() else None, echo=typer.echo)
     else:
         code = calibrate_main(config, frame, picture, dry_run, echo=typer.echo)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("learn-jokers")
+def learn_jokers(
+    config: Path = typer.Option(Path("/etc/mayi-table/config.yaml"), help="The device config (model, camera)."),
+    frame: List[Path] = typer.Option(
+        [], help="Learn from this photo of the jokers instead of the camera (repeat for more photos)."
+    ),
+    picture: Path = typer.Option(Path("jokers.png"), help="Where to save the frame with the learnt marks boxed."),
+    out: Path | None = typer.Option(None, help="Where to write the marks (default: the config's reading.jokers)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the marks; write no file."),
+) -> None:
+    """Show the device the deck's own jokers: lay them face up, alone, on the table, and run this once."""
+    from .learn_jokers import learn_jokers_main
+
+    code = learn_jokers_main(config, frame, picture, out, dry_run, echo=typer.echo)
     if code:
         raise typer.Exit(code)
 

@@ -234,7 +234,8 @@ class ReadingConfig(_Model):
     `four_index_deck`: true when the deck prints its index in all four corners (continental decks),
     false when in two; null: as the table shows it (a card showing three or four indices).
     `deshake`: a frame blurred by a shaken camera has its indices read in a sharpened copy too
-    (vision.shake)."""
+    (vision.shake). `jokers`: the file `mayi-table learn-jokers` writes when shown the deck's own
+    jokers (vision.jokers); read when it exists, else the card classifier alone names jokers."""
 
     stable_frames: int = Field(default=3, ge=1, le=100)
     inertia: int = Field(default=3, ge=1, le=100)
@@ -243,6 +244,7 @@ class ReadingConfig(_Model):
     faint_from: float | None = Field(default=DEFAULT_FAINT_FROM, gt=0, lt=MIN_CONFIDENCE)
     four_index_deck: bool | None = None
     deshake: bool = True
+    jokers: Path = Path("/var/lib/mayi-table/jokers.npz")
 
 
 class ClaimsConfig(_Model):

@@ -59,10 +59,13 @@ def load_recognizer(
     faint_from: float | None = None,
     four_index: bool | None = None,
     deshake: bool = True,
+    jokers: Path | None = None,
 ) -> CardReader:
     """The recogniser as the device runs it; `faint_from`: pass on readings from this level;
-    `four_index`: the deck's kind; `deshake`: read shaken frames' sharpened copies too (see `ReadingConfig`)."""
+    `four_index`: the deck's kind; `deshake`: read shaken frames' sharpened copies too; `jokers`: the
+    deck's joker marks, when that file exists (see `ReadingConfig`)."""
     from .vision.detect import ModelError
+    from .vision.jokers import JokerMarksError
     from .vision.recognize import Recognizer
     from .vision.still_view import StillView
 
@@ -73,9 +76,11 @@ def load_recognizer(
         options["min_confidence"] = faint_from
     options["four_index"] = four_index
     options["deshake"] = deshake
+    if jokers is not None and jokers.exists():
+        options["jokers"] = jokers
     try:
         return StillView(Recognizer(_model_dir(model_dir), backend, **options))
-    except ModelError as e:
+    except (ModelError, JokerMarksError) as e:
         raise LaunchError(str(e)) from None
 
 
@@ -172,6 +177,7 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
             cfg.reading.faint_from,
             cfg.reading.four_index_deck,
             cfg.reading.deshake,
+            cfg.reading.jokers,
         )
     hub = open_hub(cfg.journal.path)
     server: Any = None

@@ -172,3 +172,21 @@ def test_cli_missing_model(tmp_path: Path) -> None:
 def test_cli_unknown_backend(tmp_path: Path, blocks_model: Path) -> None:
     proc = run_cli(str(tmp_path / "x.png"), "--model", str(blocks_model), "--backend", "tpu")
     assert proc.returncode == 2 and "unknown backend" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_reads_as_the_recogniser_does(tmp_path: Path) -> None:
+    """Without --conf the command's detector proposes indices from the recogniser's own level (it
+    once took the detector's standalone threshold and lost the faint indices of unseen designs)."""
+    from mayi_table.vision.offline import MODELS_DIR
+    from mayi_table.vision.render.faces import HELD_OUT_DESIGNS
+    from mayi_table.vision.render.scene import render_spread
+
+    if not (MODELS_DIR / "index.onnx").exists():
+        pytest.skip("no models committed under vision_models/ yet")
+    image = _save(render_spread(3, HELD_OUT_DESIGNS[:1])[0].image, tmp_path / "hand.png")
+    proc = run_cli(str(image), "--json", "--model", str(MODELS_DIR))
+    assert proc.returncode == 0, proc.stderr
+    cards = json.loads(proc.stdout)["cards"]
+    expected = Recognizer(MODELS_DIR, "onnx").recognize_file(image)
+    assert len(expected) >= 3
+    assert [c["card"] for c in cards] == [c.card for c in expected]

@@ -126,9 +126,9 @@ def test_the_recogniser_reads_a_shaken_frame_in_its_sharpened_copy(
     seen: list[bool] = []
     real = IndexClassifier.name_corners
 
-    def spy(self, image, corners, min_confidence=0.45, sharpened=None):  # type: ignore[no-untyped-def]
+    def spy(self, image, corners, min_confidence=0.45, sharpened=None, jokers=None):  # type: ignore[no-untyped-def]
         seen.append(sharpened is not None)
-        return real(self, image, corners, min_confidence, sharpened)
+        return real(self, image, corners, min_confidence, sharpened, jokers)
 
     monkeypatch.setattr(IndexClassifier, "name_corners", spy)
     shaken, steady = camera(sharp_table, (6, 40.0)), camera(sharp_table, None)

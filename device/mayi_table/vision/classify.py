@@ -17,6 +17,7 @@ import numpy as np
 from .classes import MIN_CONFIDENCE, Box, Corner, Readings
 from .detect import Backend, load_backend, model_file, to_tensor
 from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop, inside_share
+from .jokers import JokerMarks, marks_in
 
 STEM = "index"
 VIEW_PADS = (1.15, CROP_PAD, 1.5)  # each index is read from three crops (side = pad x the box's longer side) ...
@@ -74,18 +75,29 @@ class IndexClassifier:
         return [(name, conf) for name, conf, _ in self.read(image_bgr, boxes)]
 
     def read(
-        self, image_bgr: np.ndarray, boxes: Sequence[Box], sharpened: np.ndarray | None = None
+        self,
+        image_bgr: np.ndarray,
+        boxes: Sequence[Box],
+        sharpened: np.ndarray | None = None,
+        jokers: JokerMarks | None = None,
     ) -> list[tuple[str, float, Readings]]:
         """As `classify`, with each box's next card readings (ALTERNATIVE_MIN or likelier). `sharpened`:
         the same frame sharpened against camera shake (shake.py). An index the frame alone reads under
         SURE_ALONE is read in it too, its views counting as much as the frame's own (a streak guessed
-        wrong then blurs a reading rather than replacing it, and a sure reading is left as it is)."""
+        wrong then blurs a reading rather than replacing it, and a sure reading is left as it is).
+        `jokers`: the deck's own joker marks (jokers.py), which say whether a box is a joker."""
         out = []
         size = self.size or CROP_SIZE
         for box in boxes:
-            p = self.mean_reading(image_bgr, box, size)
+            p, f = self.mean_reading(image_bgr, box, size, features=jokers is not None)
             if sharpened is not None and p.max() < SURE_ALONE:
-                p = (p + self.mean_reading(sharpened, box, size)) / 2
+                p2, f2 = self.mean_reading(sharpened, box, size, features=jokers is not None)
+                p, f = (p + p2) / 2, (f + f2) / 2
+            verdict = jokers.verdict(f) if jokers is not None else None
+            if verdict is not None:
+                p = p.copy()
+                joker = self.names.index("JK")
+                p[joker] = max(p[joker], jokers.similarity(f)) if verdict else 0.0
             order = np.argsort(-p, kind="stable")
             k = int(order[0])
             others = tuple(
@@ -96,9 +108,23 @@ class IndexClassifier:
             out.append((self.names[k], float(p[k]), others[:ALTERNATIVES]))
         return out
 
-    def mean_reading(self, image_bgr: np.ndarray, box: Box, size: int) -> np.ndarray:
-        """The class probabilities of one box: the mean over its views (`index_views`)."""
-        return np.asarray(np.mean([self.probabilities(view) for view in index_views(image_bgr, box, size)], axis=0))
+    def mean_reading(
+        self, image_bgr: np.ndarray, box: Box, size: int, features: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The class probabilities of one box, the mean over its views (`index_views`), and (with
+        `features`) the mean of the features the classifier's last layer reads from them (else empty)."""
+        views = index_views(image_bgr, box, size)
+        if not features:
+            return np.mean([self.probabilities(view) for view in views], axis=0), np.zeros(0, np.float32)
+        runs = [self.backend.forward_features(to_tensor(view)) for view in views]
+        return np.mean([out.reshape(-1) for out, _ in runs], axis=0), np.mean([f for _, f in runs], axis=0)
+
+    def joker_marks(self, image_bgr: np.ndarray, boxes: Sequence[Box]) -> list[tuple[Box, np.ndarray]]:
+        """The marks among `boxes` of a frame showing only the deck's jokers, with their features."""
+        size = self.size or CROP_SIZE
+        reads = [self.mean_reading(image_bgr, box, size, features=True) for box in boxes]
+        readings = [(self.names[int(np.argmax(p))], float(p.max())) for p, _ in reads]
+        return [(boxes[i], reads[i][1]) for i in marks_in(readings)]
 
     def name_corners(
         self,
@@ -106,10 +132,12 @@ class IndexClassifier:
         corners: Sequence[Corner],
         min_confidence: float = MIN_CONFIDENCE,
         sharpened: np.ndarray | None = None,
+        jokers: JokerMarks | None = None,
     ) -> list[Corner]:
-        """The corners renamed by the classifier (read in `sharpened` too, see `read`); false alarms,
-        readings under `min_confidence` and boxes on part of an index already read dropped."""
-        named = self.read(image_bgr, [c.box for c in corners], sharpened)
+        """The corners renamed by the classifier (read in `sharpened` too, and told the deck's jokers:
+        see `read`); false alarms, readings under `min_confidence` and boxes on part of an index already
+        read dropped."""
+        named = self.read(image_bgr, [c.box for c in corners], sharpened, jokers)
         read = [
             Corner(name, conf, c.box, others)
             for c, (name, conf, others) in zip(corners, named)

@@ -220,8 +220,20 @@ class Backend(ABC):
             raise ModelError(self.name, self.path, reason)
         return out if out.shape[0] == rows else out.T
 
+    def forward_features(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A classification network's output and the features its last layer reads (one vector), from one
+        run: what a deck's own joker looks like to the network (jokers.py)."""
+        h, w = self.input_size
+        if tensor.shape != (1, 3, h, w):
+            raise ValueError(f"expected input shape (1, 3, {h}, {w}), got {tensor.shape}")
+        out, features = self._run_features(np.ascontiguousarray(tensor, dtype=np.float32))
+        return np.asarray(out, np.float32), np.asarray(features, np.float32).reshape(-1)
+
     @abstractmethod
     def _run(self, tensor: np.ndarray) -> np.ndarray: ...
+
+    def _run_features(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise ModelError(self.name, self.path, "this model gives no features (not a classification network)")
 
 
 class UltralyticsBackend(Backend):
@@ -268,6 +280,18 @@ class UltralyticsBackend(Backend):
             out = out[0]
         return np.asarray(out.float().cpu().numpy())
 
+    def _run_features(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        linear = getattr(self._net.model[-1], "linear", None)  # an Ultralytics Classify head's last layer
+        if linear is None:
+            return super()._run_features(tensor)
+        seen: list[Any] = []
+        hook = linear.register_forward_pre_hook(lambda _module, args: seen.append(args[0]))
+        try:
+            out = self._run(tensor)
+        finally:
+            hook.remove()
+        return out, seen[0].float().cpu().numpy()
+
 
 class OnnxBackend(Backend):
     """The exported ONNX model through onnxruntime."""
@@ -288,8 +312,10 @@ class OnnxBackend(Backend):
         if threads:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
+        features = _onnx_with_features(path) if known is not None else None
         try:
-            session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+            model: str | bytes = str(path) if features is None else features[0]
+            session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
             raise ModelError(self.name, path, f"unreadable ONNX model ({e})") from e
         meta = session.get_modelmeta().custom_metadata_map
@@ -303,9 +329,34 @@ class OnnxBackend(Backend):
         self._session = session
         self._input = inputs[0].name
         self._output = session.get_outputs()[0].name
+        self._features = features[1] if features else None
 
     def _run(self, tensor: np.ndarray) -> np.ndarray:
         return np.asarray(self._session.run([self._output], {self._input: tensor})[0])
+
+    def _run_features(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._features is None:
+            return super()._run_features(tensor)
+        out, features = self._session.run([self._output, self._features], {self._input: tensor})
+        return np.asarray(out), np.asarray(features)
+
+
+def _onnx_with_features(path: Path) -> tuple[bytes, str] | None:
+    """A classification model with the input of its last matrix product (its features) made an output
+    too, and that output's name; None when the graph does not end in one."""
+    import onnx
+
+    try:
+        model = onnx.load(str(path))
+    except Exception:  # noqa: BLE001 - left to onnxruntime to report
+        return None
+    products = [n for n in model.graph.node if n.op_type in ("Gemm", "MatMul")]
+    if not products:
+        return None
+    name = products[-1].input[0]
+    if name not in {o.name for o in model.graph.output}:
+        model.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    return model.SerializeToString(), name
 
 
 class NcnnBackend(Backend):
@@ -351,15 +402,36 @@ class NcnnBackend(Backend):
         self._net = net
         self._input = in_names[0]
         self._output = out_names[0]
+        self._features = _ncnn_features_blob(param)
 
     def _run(self, tensor: np.ndarray) -> np.ndarray:
+        return self._extract(tensor, self._output)[0]
+
+    def _run_features(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._features is None:
+            return super()._run_features(tensor)
+        out, features = self._extract(tensor, self._output, self._features)
+        return out, features
+
+    def _extract(self, tensor: np.ndarray, *blobs: str) -> list[np.ndarray]:
         mat = self._ncnn.Mat(np.ascontiguousarray(tensor[0])).clone()
+        outs = []
         with self._net.create_extractor() as ex:
+            ex.set_light_mode(len(blobs) == 1)  # light mode frees a blob once read: keep them for a second
             ex.input(self._input, mat)
-            ret, out = ex.extract(self._output)
-        if ret != 0:
-            raise ModelError(self.name, self.path, f"ncnn extract failed with code {ret}")
-        return np.array(out)
+            for blob in blobs:
+                ret, out = ex.extract(blob)
+                if ret != 0:
+                    raise ModelError(self.name, self.path, f"ncnn extract failed with code {ret}")
+                outs.append(np.array(out))
+        return outs
+
+
+def _ncnn_features_blob(param: Path) -> str | None:
+    """The blob the last InnerProduct layer of an ncnn graph reads (a classifier's features), if any."""
+    layers = [line.split() for line in param.read_text(errors="replace").splitlines()]
+    products = [f for f in layers if len(f) > 4 and f[0] == "InnerProduct" and f[2] == "1"]
+    return products[-1][4] if products else None
 
 
 def load_backend(

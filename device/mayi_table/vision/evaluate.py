@@ -9,6 +9,8 @@
 - Both are also given per deck design and per camera: frames blurred by a shaken camera (the
   renderer's motion blur, whose streak of 3-7 px can smear 18 px indices past reading) apart from
   steady ones, so a figure shows where its errors come from.
+- With `jokers`, each design's jokers are shown to the recogniser first, as a family shows the
+  device its deck's jokers once (jokers.py): one rendered frame of them alone on the table.
 - Real photos (`edje_train`, whole-card boxes labelled by rank only): the rank voted by the corner
   indices found inside each box, by confidence.
 """
@@ -26,8 +28,9 @@ import numpy as np
 from ..rules.profiles import make_profile
 from .classes import Box, CardReader, PhysicalCard
 from .index_crops import index_label
+from .jokers import JokerMarks
 from .render.faces import HELD_OUT_DESIGNS, Design
-from .render.scene import CardLabel, Scene, Spoil, quad_box, render_spread, render_table
+from .render.scene import CardLabel, Scene, Spoil, quad_box, render_jokers, render_spread, render_table
 
 REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -172,16 +175,33 @@ def score_cards(pred: Sequence[PhysicalCard], truth: Sequence[CardLabel], into: 
             into.per_card[name].fn += 1
 
 
+JOKERS_SEED = 99  # the frame each held-out design's jokers are learnt from
+
+
+def learn_held_out_jokers(reader: Any, designs: Sequence[Design], seed: int = JOKERS_SEED) -> dict[str, JokerMarks]:
+    """Each design's joker marks, learnt by `reader` (a Recognizer) from a frame of its jokers alone."""
+    return {d.name: reader.learn_jokers([render_jokers(seed, d).image]) for d in designs}
+
+
+def shown_jokers(reader: CardReader, jokers: dict[str, JokerMarks] | None, design: str) -> None:
+    """Tell the reader the jokers of the deck on the table, when they were shown."""
+    if jokers is not None:
+        reader.jokers = jokers[design]  # type: ignore[attr-defined]
+
+
 def evaluate_scenes(
     reader: CardReader,
     scenes: int,
     seed: int = 777,
     designs: Sequence[Design] = HELD_OUT_DESIGNS,
     progress: Callable[[int], None] | None = None,
+    jokers: dict[str, JokerMarks] | None = None,
 ) -> SceneScore:
     score = SceneScore()
     for n in range(scenes):
-        score_table(reader, render_table(scene_seed(seed, n), designs), score)
+        scene = render_table(scene_seed(seed, n), designs)
+        shown_jokers(reader, jokers, scene.design)
+        score_table(reader, scene, score)
         if progress:
             progress(1)
     return score
@@ -245,10 +265,12 @@ def evaluate_spreads(
     seed: int = 555,
     designs: Sequence[Design] = HELD_OUT_DESIGNS,
     progress: Callable[[int], None] | None = None,
+    jokers: dict[str, JokerMarks] | None = None,
 ) -> dict[str, Any]:
     score = SpreadScore()
     for n in range(spreads):
         scene, truth = render_spread(scene_seed(seed, n), designs)
+        shown_jokers(reader, jokers, scene.design)
         score.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
         if progress:
             progress(1)

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .classes import MIN_CONFIDENCE, Corner, PhysicalCard
+from .classes import MIN_CONFIDENCE, Box, Corner, PhysicalCard
 from .classify import IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
+from .jokers import JokerMarks, JokerMarksError, classifier_id
 from .pairing import pair_corners
 from .shake import find_shake, sharpen
 
@@ -69,13 +70,16 @@ class Recognizer:
         min_confidence: float = MIN_CONFIDENCE,
         four_index: bool | None = None,
         deshake: bool = True,
+        jokers: Path | str | JokerMarks | None = None,
         **detector_options: Any,
     ) -> None:
         """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads). `two_stage`: use the
         index classifier (default: when the model folder has one for this backend). `min_confidence`:
         the classifier's readings below it are no card. `four_index`: whether the deck prints its index
         in all four corners (None: as each image shows it; see `pair_corners`). `deshake`: read the
-        indices of a frame blurred by a shaken camera in a sharpened copy too (see shake.py)."""
+        indices of a frame blurred by a shaken camera in a sharpened copy too (see shake.py). `jokers`:
+        the deck's own joker marks, or the file `learn-jokers` wrote (see jokers.py; JokerMarksError
+        when it cannot be used)."""
         self.min_confidence = min_confidence
         self.four_index = four_index
         self.deshake = deshake
@@ -83,9 +87,39 @@ class Recognizer:
             two_stage = has_index_model(model_dir, backend)
         self.classifier = IndexClassifier(model_dir, backend, detector_options.get("threads")) if two_stage else None
         if two_stage:
-            detector_options.setdefault("conf", TWO_STAGE_DETECTOR_CONF)
+            if detector_options.get("conf") is None:  # `conf=None` (a command's unset option) too
+                detector_options["conf"] = TWO_STAGE_DETECTOR_CONF
             detector_options["agnostic"] = True
         self.detector = Detector(model_dir, backend, **detector_options)
+        self.jokers: JokerMarks | None = None
+        if jokers is not None:
+            if not self.classifier:
+                raise JokerMarksError(jokers if not isinstance(jokers, JokerMarks) else "given", "no card classifier")
+            self.jokers = jokers if isinstance(jokers, JokerMarks) else JokerMarks.load(jokers, self.classifier_id)
+
+    @property
+    def classifier_id(self) -> str:
+        """The fingerprint of the classifier's weights (its checkpoint, whence every backend's file)."""
+        if not self.classifier:
+            return ""
+        path = self.classifier.backend.path
+        checkpoint = path.parent / "index.pt"
+        own = path if path.is_file() else path / "model.ncnn.bin"
+        return classifier_id(checkpoint if checkpoint.is_file() else own)
+
+    def joker_marks(self, image_bgr: np.ndarray) -> list[tuple[Box, np.ndarray]]:
+        """The marks (box, features) of a frame that shows only the deck's jokers, face up."""
+        if not self.classifier:
+            raise ValueError("learning jokers needs the card classifier")
+        image = as_bgr(image_bgr)
+        return self.classifier.joker_marks(image, [c.box for c in self.detector.detect(image)])
+
+    def learn_jokers(self, images: list[np.ndarray]) -> JokerMarks:
+        """The joker marks of frames that show only the deck's jokers (ValueError when none is found)."""
+        marks = [features for image in images for _, features in self.joker_marks(image)]
+        if not marks:
+            raise ValueError("no joker's mark found: lay the jokers face up, alone, where the camera sees them")
+        return JokerMarks.of(marks, self.classifier_id)
 
     def corners(self, image_bgr: np.ndarray) -> list[Corner]:
         """The named corner indices of an image, best first."""
@@ -95,7 +129,7 @@ class Recognizer:
             return corners
         shake = find_shake(image) if self.deshake and corners else None
         sharpened = sharpen(image, shake) if shake else None
-        return self.classifier.name_corners(image, corners, self.min_confidence, sharpened)
+        return self.classifier.name_corners(image, corners, self.min_confidence, sharpened, self.jokers)
 
     def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
         """The physical cards in an image, in reading order."""

@@ -4,7 +4,7 @@
 (`app.command()(recognize)`), and `python -m mayi_table.vision.recognize_cli` runs it on its own.
 
 Exit status: 0 when every image was read, 1 when any image failed (the others are still processed),
-2 when the model cannot be used (missing folder or file, unreadable, unknown backend).
+2 when the model or the jokers file cannot be used (missing folder or file, unreadable, unknown backend).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import List
 import typer
 
 from .detect import BACKENDS, ModelError
+from .jokers import JokerMarksError
 from .offline import MODELS_DIR
 
 DEFAULT_MODEL_DIR = Path(os.environ.get("MAYI_TABLE_MODELS", str(MODELS_DIR)))
@@ -61,6 +62,9 @@ def recognize(
     deshake: bool = typer.Option(
         True, "--deshake/--no-deshake", help="Read an image blurred by a shaken camera in a sharpened copy too."
     ),
+    jokers: Path | None = typer.Option(
+        None, "--jokers", metavar="FILE", help="The deck's own jokers, as `mayi-table learn-jokers` wrote them."
+    ),
 ) -> None:
     """Recognise the cards in photos: one line per image (boxes in pixels of the upright image)."""
     from .recognize import ImageLoadError, Recognizer, card_record, load_image
@@ -70,8 +74,8 @@ def recognize(
         _error(f"unknown backend {backend!r} (choose one of {', '.join(BACKENDS)})")
         raise typer.Exit(2)
     try:
-        recognizer = Recognizer(model, backend, conf=conf, four_index=four_index, deshake=deshake)
-    except ModelError as e:
+        recognizer = Recognizer(model, backend, conf=conf, four_index=four_index, deshake=deshake, jokers=jokers)
+    except (ModelError, JokerMarksError) as e:
         _error(str(e))
         raise typer.Exit(2) from None
     if annotate is not None:

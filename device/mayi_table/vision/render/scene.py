@@ -462,6 +462,17 @@ def render_spread(
     return scene, cards
 
 
+def render_jokers(seed: int, design: Design, size: tuple[int, int] = (1920, 1080)) -> Scene:
+    """A deck's two jokers face up on the empty table, as the device is shown them once
+    (`mayi-table learn-jokers`): a calm, steady frame."""
+    rng = random.Random(seed)
+    placed = [
+        Placed("JK", (x + rng.uniform(-60, 60), 450 + rng.uniform(-150, 150)), rng.uniform(0, 360), "pile")
+        for x in (420.0, 780.0)
+    ]
+    return draw_scene(placed, design, rng, size=size, spoil=False)
+
+
 def training_scene(
     seed: int,
     rng: random.Random,
