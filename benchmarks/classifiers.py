@@ -1,7 +1,8 @@
 """Index classifiers compared side by side on the same detections of the same held-out scenes.
 
     .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models]
-        [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--deshake on|off|both] [--json]
+        [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--deshake on|off|both]
+        [--jokers off|on|both] [--json]
 
 Each CLASSIFIER is a model folder holding `index.onnx` (or the backend's file). Every held-out table
 and hand spread (the scenes `mayi-table evaluate --seed S` renders: tables of seed S, spreads of
@@ -11,7 +12,8 @@ each classifier then names those same boxes through the recogniser's own code (r
 It prints, per seed and in all: card errors (false / missed), per-card F1, and hand spreads whose
 point total is exact in both profiles, with each classifier's change against the first.
 `--deshake both` reads each classifier twice, without and with the shaken frames' sharpened copies
-(shake.py), side by side.
+(shake.py), side by side; `--jokers on` shows each classifier every held-out design's jokers first
+(jokers.py, as `mayi-table evaluate --jokers-shown` does), `both` reads without and with them.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ from mayi_table.vision.evaluate import (  # noqa: E402
     SceneScore,
     SpreadScore,
     held_out_designs,
+    learn_held_out_jokers,
     scene_seed,
     score_table,
+    shown_jokers,
 )
 from mayi_table.vision.recognize import Recognizer  # noqa: E402
 from mayi_table.vision.render.scene import render_spread, render_table  # noqa: E402
@@ -81,6 +85,9 @@ def main() -> None:
     ap.add_argument(
         "--deshake", default="on", choices=("on", "off", "both"), help="read shaken frames' sharpened copies too"
     )
+    ap.add_argument(
+        "--jokers", default="off", choices=("on", "off", "both"), help="show the held-out designs' jokers first"
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
 
@@ -93,18 +100,27 @@ def main() -> None:
         if not has_index_model(folder, args.backend):
             raise SystemExit(f"error: {folder} holds no index classifier for the {args.backend} backend")
     deshake = {"on": (True,), "off": (False,), "both": (False, True)}[args.deshake]
+    shown = {"on": (True,), "off": (False,), "both": (False, True)}[args.jokers]
     try:
         base = Recognizer(args.detector, args.backend, min_confidence=args.min_confidence)
         once = DetectedOnce(base.detector)
-        readers, labels = [], []
+        readers, labels, jokers = [], [], []
         for folder in args.classifiers:
             classifier = IndexClassifier(folder, args.backend)
+            marks = None
             for sharpened in deshake:
-                reader = copy.copy(base)
-                reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
-                reader.deshake = sharpened
-                readers.append(reader)
-                labels.append(f"{folder} (deshake)" if len(deshake) > 1 and sharpened else str(folder))
+                for with_jokers in shown:
+                    reader = copy.copy(base)
+                    reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
+                    reader.deshake = sharpened
+                    if with_jokers and marks is None:
+                        marks = learn_held_out_jokers(reader, designs)
+                    readers.append(reader)
+                    jokers.append(marks if with_jokers else None)
+                    notes = [
+                        n for n, on in (("deshake", len(deshake) > 1 and sharpened), ("jokers", with_jokers)) if on
+                    ]
+                    labels.append(f"{folder} ({', '.join(notes)})" if notes else str(folder))
     except ModelError as e:
         raise SystemExit(f"error: {e}") from None
 
@@ -114,13 +130,15 @@ def main() -> None:
         for seed, count in tables:
             for n in range(count):
                 scene = render_table(scene_seed(seed, n), designs)
-                for reader, score in zip(readers, table_scores[seed]):
+                for reader, marks, score in zip(readers, jokers, table_scores[seed]):
+                    shown_jokers(reader, marks, scene.design)
                     score_table(reader, scene, score)
                 bar.update(1)
         for seed, count in spreads:
             for n in range(count):
                 scene, truth = render_spread(scene_seed(seed, n), designs)
-                for reader, tally in zip(readers, spread_scores[seed]):
+                for reader, marks, tally in zip(readers, jokers, spread_scores[seed]):
+                    shown_jokers(reader, marks, scene.design)
                     tally.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
                 bar.update(1)
 

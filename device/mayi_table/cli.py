@@ -395,6 +395,8 @@ def evaluate(
     if as_json:
         typer.echo(json.dumps(out))
         return
+    if jokers is not None:
+        typer.echo("each held-out design's jokers shown first (learn-jokers); not on the real photos")
     if "scenes" in out:
         sc = out["scenes"]
         typer.echo(

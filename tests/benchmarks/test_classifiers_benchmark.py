@@ -86,3 +86,28 @@ def test_an_unknown_backend_is_refused() -> None:
         text=True,
     )
     assert run.returncode == 2 and "invalid choice: 'tflite'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_jokers_shown_and_not_are_read_side_by_side() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "classifiers.py"),
+            str(MODELS_DIR),
+            "--designs",
+            "procedural",
+            "--tables",
+            "1234:0",
+            "--spreads",
+            "4243:2",
+            "--jokers",
+            "both",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = json.loads(run.stdout)
+    assert out["classifiers"] == [str(MODELS_DIR), f"{MODELS_DIR} (jokers)"]
+    assert len(out["spreads"][0]["exact"]) == 2

@@ -133,3 +133,42 @@ def test_held_out_designs_are_chosen_by_name() -> None:
     assert held_out_designs("procedural") == list(HELD_OUT_DESIGNS)
     with pytest.raises(ValueError, match="procedural, themes, all"):
         held_out_designs("fancy")
+
+
+class JokerMindingReader:
+    """A reader that learns a token per frame of jokers and notes which it holds at each reading."""
+
+    def __init__(self) -> None:
+        self.jokers: object = None
+        self.learnt: list[tuple[int, ...]] = []
+        self.held: list[object] = []
+
+    def learn_jokers(self, images: list[np.ndarray]) -> object:
+        self.learnt.append(images[0].shape)
+        return f"marks {len(self.learnt)}"
+
+    def recognize(self, image_bgr: np.ndarray) -> list[PhysicalCard]:
+        self.held.append(self.jokers)
+        return []
+
+
+def test_shown_jokers_are_each_scenes_own_designs() -> None:
+    """With jokers shown, each design's jokers are learnt once from a full frame of them, and every
+    scene is read holding its own design's marks; without, none are held."""
+    from mayi_table.vision.evaluate import evaluate_scenes, evaluate_spreads, learn_held_out_jokers, scene_seed
+    from mayi_table.vision.render.scene import render_spread, render_table
+
+    reader = JokerMindingReader()
+    designs = list(HELD_OUT_DESIGNS[:3])
+    marks = learn_held_out_jokers(reader, designs)
+    assert reader.learnt == [(1080, 1920, 3)] * 3
+    assert marks == {d.name: f"marks {i + 1}" for i, d in enumerate(designs)}
+    evaluate_spreads(reader, 4, seed=5, designs=designs, jokers=marks)  # type: ignore[arg-type]
+    evaluate_scenes(reader, 2, seed=6, designs=designs, jokers=marks)  # type: ignore[arg-type]
+    expected = [marks[render_spread(scene_seed(5, n), designs)[0].design] for n in range(4)]
+    expected += [marks[render_table(scene_seed(6, n), designs).design] for n in range(2)]
+    assert reader.held == expected
+    reader.held.clear()
+    reader.jokers = None
+    evaluate_spreads(reader, 2, seed=5, designs=designs)
+    assert reader.held == [None, None]

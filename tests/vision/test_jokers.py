@@ -253,3 +253,27 @@ def test_recognize_reads_with_the_jokers_file_or_says_why_not(tmp_path: Path) ->
     proc = run_cli(str(image), "--model", str(MODELS_DIR), "--jokers", str(tmp_path / "nope.npz"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "nope.npz: no such file" in proc.stderr
+
+
+def test_evaluate_can_show_each_design_its_jokers(tmp_path: Path) -> None:
+    need_models()
+    import json
+    import os
+    import subprocess
+    import sys
+
+    device = Path(__file__).resolve().parents[2] / "device"
+    args = ["evaluate", "--scenes", "0", "--spreads", "2", "--designs", "procedural", "--real-photos", str(tmp_path)]
+    code = "from mayi_table.cli import main; main()"
+    env = {**os.environ, "PYTHONPATH": str(device)}
+    for extra, shown in (([], False), (["--jokers-shown"], True)):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args, *extra, "--json", "--model", str(MODELS_DIR)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["jokers_shown"] is shown and out["spreads"]["spreads"] == 2
