@@ -77,9 +77,10 @@ def learn_jokers_main(
     except (ModelError, ValueError) as exc:
         echo(f"error: {exc}")
         return 2
-    for path, marks_here in zip(frames or ["the camera's frame"], found):
+    sources = [str(path) for path in frames] or ["the camera's frame"]
+    for source, marks_here in zip(sources, found):
         if not marks_here:
-            echo(f"error: no joker's mark found in {path}: lay the jokers face up, alone, where the camera sees them")
+            echo(f"error: no joker's mark found in {source}: lay the jokers face up, alone, where the camera sees them")
             return 2
     marks = JokerMarks.of([f for marks_here in found for _, f in marks_here], recognizer.classifier_id)
     echo(f"joker marks learnt: {len(marks.features)}")

@@ -93,8 +93,7 @@ class IndexClassifier:
             if sharpened is not None and p.max() < SURE_ALONE:
                 p2, f2 = self.mean_reading(sharpened, box, size, features=jokers is not None)
                 p, f = (p + p2) / 2, (f + f2) / 2
-            verdict = jokers.verdict(f) if jokers is not None else None
-            if verdict is not None:
+            if jokers is not None and (verdict := jokers.verdict(f)) is not None:
                 p = p.copy()
                 joker = self.names.index("JK")
                 p[joker] = max(p[joker], jokers.similarity(f)) if verdict else 0.0
