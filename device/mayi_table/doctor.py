@@ -67,6 +67,7 @@ DEFAULT_CONFIG = Path("/etc/mayi-table/config.yaml")
 DEFAULT_CONFIG_SOURCE = Path("/opt/mayi-table/app/firmware_config/mayi-table.yaml")
 DEFAULT_MODEL_DIR = Path("/opt/mayi-table/app/vision_models")
 DEFAULT_JOURNAL = Path("/var/lib/mayi-table/journal.sqlite3")
+DEFAULT_JOKERS = Path("/var/lib/mayi-table/jokers.npz")
 SERVICE = "mayi-table"
 REQUIRED_KEYS: tuple[str, ...] = ("profile", "seats", "camera", "detector", "web", "host_pin", "journal")
 MIN_FREE_BYTES = 200 * 1000 * 1000
@@ -339,6 +340,26 @@ def check_model(model_dir: Path | str, backend: str, *, find: SpecFinder = find_
     return Check(name, True, f"{backend}: {path} with {library}")
 
 
+def check_jokers(path: Path | str, model_dir: Path | str) -> Check:
+    """The deck's jokers file, when one was written: readable, and learnt with the installed classifier.
+    None written is fine (the classifier alone names jokers), and said."""
+    from .vision.jokers import JokerMarks, JokerMarksError, classifier_id
+
+    name, path = "jokers", Path(path)
+    learn = (
+        "lay the deck's jokers face up on the empty table; sudo systemctl stop mayi-table; "
+        "sudo -u mayi-table mayi-table learn-jokers; sudo systemctl start mayi-table"
+    )
+    if not path.exists():
+        return Check(name, True, f"none shown yet ({path}): the classifier alone names jokers; to show them: {learn}")
+    checkpoint = Path(model_dir) / "index.pt"
+    try:
+        marks = JokerMarks.load(path, classifier_id(checkpoint) if checkpoint.is_file() else "")
+    except (JokerMarksError, OSError) as exc:
+        return Check(name, False, str(exc), learn)
+    return Check(name, True, f"{len(marks.features)} marks of the deck's jokers in {path}")
+
+
 # ------------------------------------------------------------------ disk, time, service
 
 
@@ -433,9 +454,10 @@ def run_all(
     checks.append(check_camera(camera.get("source", "picamera2"), camera.get("device"), cameras=cameras, opener=opener))
     checks.append(check_pins(seat_pins(config or {}), find=find, pin_factory=pin_factory))
     detector = _section(config, "detector")
-    checks.append(
-        check_model(detector.get("model_dir", DEFAULT_MODEL_DIR), str(detector.get("backend", "ncnn")), find=find)
-    )
+    model_dir = detector.get("model_dir", DEFAULT_MODEL_DIR)
+    checks.append(check_model(model_dir, str(detector.get("backend", "ncnn")), find=find))
+    if config is not None:
+        checks.append(check_jokers(_section(config, "reading").get("jokers", DEFAULT_JOKERS), model_dir))
     checks.append(check_disk(journal_path(config), disk_usage=disk_usage))
     checks.append(check_time_sync(runner))
     checks.append(check_service(runner))

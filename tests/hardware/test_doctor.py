@@ -7,6 +7,7 @@ import types
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
+import numpy as np
 import pytest
 
 from mayi_table import doctor
@@ -427,7 +428,8 @@ def test_all_green(tmp_path: Path) -> None:
         pin_factory=fine_factory,
         disk_usage=free_space(10**9),
     )
-    assert [c.name for c in checks] == ["config", "host PIN", "camera", "pins", "model", "disk", "time", "service"]
+    names = ["config", "host PIN", "camera", "pins", "model", "jokers", "disk", "time", "service"]
+    assert [c.name for c in checks] == names
     assert all(c.ok for c in checks), checks
     assert doctor.all_ok(checks)
     report = format_report(checks)
@@ -507,3 +509,30 @@ def test_default_camera_probes_with_fake_modules(monkeypatch: pytest.MonkeyPatch
     assert doctor.opencv_opens(0) is True
     assert doctor.opencv_opens(1) is False
     assert released == [True, True]
+
+
+# ------------------------------------------------------------------ the deck's jokers
+
+
+def test_the_decks_jokers_file_is_checked_when_there_is_one(tmp_path: Path) -> None:
+    """None shown is fine and said; a file is read and must be the installed classifier's."""
+    from mayi_table.vision.jokers import JokerMarks, classifier_id
+
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "index.pt").write_bytes(b"weights")
+    path = tmp_path / "jokers.npz"
+    none_yet = doctor.check_jokers(path, models)
+    assert none_yet.ok and "none shown yet" in none_yet.message and "learn-jokers" in none_yet.message
+    JokerMarks.of([np.ones(4), np.arange(4)], classifier_id(models / "index.pt")).save(path)
+    good = doctor.check_jokers(path, models)
+    assert good.ok and good.message == f"2 marks of the deck's jokers in {path}"
+    (models / "index.pt").write_bytes(b"other weights")
+    stale = doctor.check_jokers(path, models)
+    assert not stale.ok and "another card classifier" in stale.message and "learn-jokers" in stale.fix
+    path.write_text("junk")
+    broken = doctor.check_jokers(path, models)
+    assert not broken.ok and "not a jokers file" in broken.message
+    config = write_config(tmp_path / "config.yaml", reading={"jokers": str(path)})
+    checks = run_all(config, FakeRunner(GREEN_RUNNER), find=found, cameras=one_camera, pin_factory=fine_factory)
+    assert next(c for c in checks if c.name == "jokers") == doctor.check_jokers(path, doctor.DEFAULT_MODEL_DIR)
