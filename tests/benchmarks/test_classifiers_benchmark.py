@@ -44,26 +44,14 @@ def test_seeds_and_counts_are_read_or_refused() -> None:
         bench.seeds_and_counts("777", "--tables")
 
 
+def compare(*args: str) -> dict:
+    """The comparison's JSON on the procedural held-out designs."""
+    command = [sys.executable, str(BENCHMARKS / "classifiers.py"), *args, "--designs", "procedural", "--json"]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
 def test_the_same_classifier_twice_scores_the_same() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(BENCHMARKS / "classifiers.py"),
-            str(MODELS_DIR),
-            str(MODELS_DIR),
-            "--designs",
-            "procedural",
-            "--tables",
-            "1234:1",
-            "--spreads",
-            "4243:2",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    out = json.loads(run.stdout)
+    out = compare(str(MODELS_DIR), str(MODELS_DIR), "--tables", "1234:1", "--spreads", "4243:2")
     first, second = out["tables"][0]["scores"]
     assert first == second and first["errors"] == first["fp"] + first["fn"]
     assert out["spreads"][0]["exact"][0] == out["spreads"][0]["exact"][1] <= 2
@@ -89,25 +77,6 @@ def test_an_unknown_backend_is_refused() -> None:
 
 
 def test_jokers_shown_and_not_are_read_side_by_side() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(BENCHMARKS / "classifiers.py"),
-            str(MODELS_DIR),
-            "--designs",
-            "procedural",
-            "--tables",
-            "1234:0",
-            "--spreads",
-            "4243:2",
-            "--jokers",
-            "both",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    out = json.loads(run.stdout)
+    out = compare(str(MODELS_DIR), "--tables", "1234:0", "--spreads", "4243:2", "--jokers", "both")
     assert out["classifiers"] == [str(MODELS_DIR), f"{MODELS_DIR} (jokers)"]
     assert len(out["spreads"][0]["exact"]) == 2
