@@ -8,7 +8,8 @@ Ultralytics PyTorch `predict` of the same model on the same frame at full size, 
 fastest lean backend (onnx, ncnn) to that `predict`, and the peak resident memory of a separate
 process that only runs the lean backend (and must not import torch). The onnx recogniser is also
 timed without its camera-shake check (`deshake=False`), and on the frame shaken (a 6 px streak)
-with and without it: what the check costs a steady frame, and the sharpened second reading a shaken one.
+with and without it: what the check costs a steady frame, and the sharpened second reading a shaken one;
+and told the deck's jokers (jokers.py: every index then read with its features too).
 """
 
 from __future__ import annotations
@@ -82,6 +83,11 @@ def main() -> None:
     checked = Recognizer(args.model, "onnx", threads=args.threads)
     results["onnx, the frame shaken (6 px streak)"] = ms_per_call(lambda: checked.recognize(shaken), args.runs)
     results["onnx, the frame shaken, no shake check"] = ms_per_call(lambda: unchecked.recognize(shaken), args.runs)
+    from mayi_table.vision.render.scene import render_jokers
+
+    told = Recognizer(args.model, "onnx", threads=args.threads)
+    told.jokers = told.learn_jokers([render_jokers(99, HELD_OUT_DESIGNS[0]).image])
+    results["onnx, told the deck's jokers"] = ms_per_call(lambda: told.recognize(frame), args.runs)
     prepare_ultralytics()
     import torch
     from ultralytics import YOLO

@@ -277,3 +277,43 @@ def test_evaluate_can_show_each_design_its_jokers(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert out["jokers_shown"] is shown and out["spreads"]["spreads"] == 2
+
+
+def test_an_exported_classifier_gives_its_features_as_a_second_output(tmp_path: Path) -> None:
+    """`add_features_output` (run by every classifier export) names the input of the last matrix
+    product an output, once, and the onnx backend reads it; a graph without one is refused."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from mayi_table.vision.train import add_features_output
+
+    weights = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    graph = helper.make_graph(
+        [
+            helper.make_node("Flatten", ["x"], ["features"]),
+            helper.make_node("Gemm", ["features", "w"], ["logits"], transB=1),
+            helper.make_node("Softmax", ["logits"], ["p"], axis=1),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 1, 1])],
+        [helper.make_tensor_value_info("p", TensorProto.FLOAT, [1, 3])],
+        [helper.make_tensor("w", TensorProto.FLOAT, [3, 4], weights.ravel().tolist())],
+    )
+    path = tmp_path / "tiny.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    assert add_features_output(path) == "features" and add_features_output(path) == "features"
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert [o.name for o in session.get_outputs()] == ["p", "features"]
+    x = np.array([1, 2, 3, 4], np.float32).reshape(1, 4, 1, 1)
+    p, features = session.run(None, {"x": x})
+    assert np.allclose(features, x.reshape(1, 4)) and p.shape == (1, 3)
+    plain = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "plain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    )
+    onnx.save(helper.make_model(plain, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "plain.onnx"))
+    with pytest.raises(ValueError, match="not a classification network"):
+        add_features_output(tmp_path / "plain.onnx")

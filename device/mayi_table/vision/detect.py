@@ -312,10 +312,8 @@ class OnnxBackend(Backend):
         if threads:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
-        features = _onnx_with_features(path) if known is not None else None
         try:
-            model: str | bytes = str(path) if features is None else features[0]
-            session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
             raise ModelError(self.name, path, f"unreadable ONNX model ({e})") from e
         meta = session.get_modelmeta().custom_metadata_map
@@ -329,7 +327,9 @@ class OnnxBackend(Backend):
         self._session = session
         self._input = inputs[0].name
         self._output = session.get_outputs()[0].name
-        self._features = features[1] if features else None
+        outputs = session.get_outputs()
+        # a classifier exported with its features as a second output (train.add_features_output)
+        self._features = outputs[1].name if known is not None and len(outputs) > 1 else None
 
     def _run(self, tensor: np.ndarray) -> np.ndarray:
         return np.asarray(self._session.run([self._output], {self._input: tensor})[0])
@@ -339,24 +339,6 @@ class OnnxBackend(Backend):
             return super()._run_features(tensor)
         out, features = self._session.run([self._output, self._features], {self._input: tensor})
         return np.asarray(out), np.asarray(features)
-
-
-def _onnx_with_features(path: Path) -> tuple[bytes, str] | None:
-    """A classification model with the input of its last matrix product (its features) made an output
-    too, and that output's name; None when the graph does not end in one."""
-    import onnx
-
-    try:
-        model = onnx.load(str(path))
-    except Exception:  # noqa: BLE001 - left to onnxruntime to report
-        return None
-    products = [n for n in model.graph.node if n.op_type in ("Gemm", "MatMul")]
-    if not products:
-        return None
-    name = products[-1].input[0]
-    if name not in {o.name for o in model.graph.output}:
-        model.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
-    return model.SerializeToString(), name
 
 
 class NcnnBackend(Backend):

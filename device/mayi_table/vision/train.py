@@ -95,6 +95,25 @@ def export(weights: Path, out_dir: Path = MODELS, imgsz: int = 320, stem: str = 
         shutil.copyfile(weights, pt)
     model = YOLO(str(pt))
     onnx_path = Path(model.export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False))
+    if getattr(model, "task", None) == "classify":
+        add_features_output(onnx_path)
     model = YOLO(str(pt))
     ncnn_path = Path(model.export(format="ncnn", imgsz=imgsz))
     return {"pt": pt, "onnx": onnx_path, "ncnn": ncnn_path}
+
+
+def add_features_output(onnx_path: Path) -> str:
+    """Make the input of a classifier's last matrix product (the features its last layer reads) the
+    ONNX model's second output, beside its probabilities, so that the device reads both from one run
+    (the deck's jokers, jokers.py) without the onnx package; returns that output's name."""
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+    products = [n for n in model.graph.node if n.op_type in ("Gemm", "MatMul")]
+    if not products:
+        raise ValueError(f"{onnx_path}: no matrix product, not a classification network")
+    name = products[-1].input[0]
+    if name not in {o.name for o in model.graph.output}:
+        model.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+        onnx.save(model, str(onnx_path))
+    return name
