@@ -116,4 +116,4 @@ def add_features_output(onnx_path: Path) -> str:
     if name not in {o.name for o in model.graph.output}:
         model.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
         onnx.save(model, str(onnx_path))
-    return name
+    return str(name)
