@@ -326,8 +326,8 @@ class OnnxBackend(Backend):
         super().__init__(path, _model_info(self.name, path, size, _as_names(meta.get("names")), fallback, known))
         self._session = session
         self._input = inputs[0].name
-        self._output = session.get_outputs()[0].name
         outputs = session.get_outputs()
+        self._output = outputs[0].name
         # a classifier exported with its features as a second output (train.add_features_output)
         self._features = outputs[1].name if known is not None and len(outputs) > 1 else None
 
