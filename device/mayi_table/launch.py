@@ -84,6 +84,13 @@ def load_recognizer(
         raise LaunchError(str(e)) from None
 
 
+def jokers_status(path: Path) -> str:
+    """The line the device says at start about the deck's jokers (read when the file exists)."""
+    if path.exists():
+        return f"the deck's jokers: shown ({path})"
+    return "the deck's jokers: not shown; the classifier alone names jokers (mayi-table learn-jokers)"
+
+
 def faint_below(faint_from: float | None) -> float:
     """The referee's faint level for a recogniser passing on readings from `faint_from`: the
     classifier's own threshold (none when nothing is passed on)."""
@@ -243,6 +250,7 @@ def build_from_config(cfg: DeviceConfig, echo: Echo) -> Parts:
         raise
     if not oracle:
         hub.update_device(recognizer_backend=cfg.detector.backend)
+        echo(jokers_status(cfg.reading.jokers))
     echo(f"scoreboard: {server.url}/   host tablet: {server.url}/host")
     return Parts(hub, server, device)
 

@@ -317,3 +317,12 @@ def test_an_exported_classifier_gives_its_features_as_a_second_output(tmp_path: 
     onnx.save(helper.make_model(plain, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "plain.onnx"))
     with pytest.raises(ValueError, match="not a classification network"):
         add_features_output(tmp_path / "plain.onnx")
+
+
+def test_the_device_says_whether_it_was_shown_the_jokers(tmp_path: Path) -> None:
+    from mayi_table.launch import jokers_status
+
+    path = tmp_path / "jokers.npz"
+    assert jokers_status(path).startswith("the deck's jokers: not shown;") and "learn-jokers" in jokers_status(path)
+    JokerMarks.of([np.ones(4)]).save(path)
+    assert jokers_status(path) == f"the deck's jokers: shown ({path})"
