@@ -585,6 +585,37 @@ def grab_frame(config: DeviceConfig, warmup: int = WARMUP_FRAMES) -> np.ndarray:
     return image
 
 
+def frames_for(
+    config: DeviceConfig,
+    paths: Sequence[Path],
+    echo: Callable[[str], None],
+    grab: Callable[[DeviceConfig], np.ndarray] = grab_frame,
+) -> list[np.ndarray] | None:
+    """The images at `paths`, else one frame of the configured camera, each said as it is taken;
+    None, with the error said, when one cannot be had."""
+    import cv2
+
+    from .hardware.camera import CameraError
+
+    images = []
+    for path in paths:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            echo(f"error: cannot read the image {path} (missing, or not a picture OpenCV knows)")
+            return None
+        echo(f"frame: {path} ({image.shape[1]}x{image.shape[0]})")
+        images.append(image)
+    if not images:
+        try:
+            image = grab(config)
+        except CameraError as exc:
+            echo(f"error: camera: {exc}")
+            return None
+        echo(f"frame: from the {config.camera.source} camera ({image.shape[1]}x{image.shape[0]})")
+        images.append(image)
+    return images
+
+
 def calibrate_main(
     config_path: Path | str,
     frame_path: Path | str | None = None,
@@ -599,26 +630,15 @@ def calibrate_main(
     Returns the exit code: 0 done, 2 the config, frame or picture could not be used."""
     import cv2
 
-    from .hardware.camera import CameraError
-
     try:
         config = load_config(config_path, skip_zones=True)
     except ConfigError as exc:
         echo(f"error: {exc}")
         return 2
-    if frame_path is not None:
-        image = cv2.imread(str(frame_path), cv2.IMREAD_COLOR)
-        if image is None:
-            echo(f"error: cannot read the image {frame_path} (missing, or not a picture OpenCV knows)")
-            return 2
-        echo(f"frame: {frame_path} ({image.shape[1]}x{image.shape[0]})")
-    else:
-        try:
-            image = grab(config)
-        except CameraError as exc:
-            echo(f"error: camera: {exc}")
-            return 2
-        echo(f"frame: from the {config.camera.source} camera ({image.shape[1]}x{image.shape[0]})")
+    frames = frames_for(config, [Path(frame_path)] if frame_path is not None else [], echo, grab)
+    if frames is None:
+        return 2
+    image = frames[0]
     names = config.seat_names
     try:
         proposal = propose_zones(image, len(names), names)

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .calibrate import grab_frame
+from .calibrate import frames_for, grab_frame
 from .config import ConfigError, DeviceConfig, load_config
 
 
@@ -43,7 +43,6 @@ def learn_jokers_main(
     could not be used, or no joker was found."""
     import cv2
 
-    from .hardware.camera import CameraError
     from .launch import _model_dir
     from .vision.detect import ModelError
     from .vision.jokers import JokerMarks
@@ -54,21 +53,9 @@ def learn_jokers_main(
     except ConfigError as exc:
         echo(f"error: {exc}")
         return 2
-    images: list[np.ndarray] = []
-    for path in frames:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            echo(f"error: cannot read the image {path} (missing, or not a picture OpenCV knows)")
-            return 2
-        echo(f"frame: {path} ({image.shape[1]}x{image.shape[0]})")
-        images.append(image)
-    if not images:
-        try:
-            images.append(grab(config))
-        except CameraError as exc:
-            echo(f"error: camera: {exc}")
-            return 2
-        echo(f"frame: from the {config.camera.source} camera ({images[0].shape[1]}x{images[0].shape[0]})")
+    images = frames_for(config, frames, echo, grab)
+    if images is None:
+        return 2
     try:
         recognizer = Recognizer(
             _model_dir(config.detector.model_dir), config.detector.backend, threads=config.detector.threads

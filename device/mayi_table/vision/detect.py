@@ -205,10 +205,13 @@ class Backend(ABC):
 
     def forward(self, tensor: np.ndarray) -> np.ndarray:
         """Run the network on one (1, 3, H, W) tensor; its raw output as float32."""
+        return np.asarray(self._run(self._input_of(tensor)), dtype=np.float32)
+
+    def _input_of(self, tensor: np.ndarray) -> np.ndarray:
         h, w = self.input_size
         if tensor.shape != (1, 3, h, w):
             raise ValueError(f"expected input shape (1, 3, {h}, {w}), got {tensor.shape}")
-        return np.asarray(self._run(np.ascontiguousarray(tensor, dtype=np.float32)), dtype=np.float32)
+        return np.ascontiguousarray(tensor, dtype=np.float32)
 
     def run(self, tensor: np.ndarray) -> np.ndarray:
         """Run a detection network on one tensor; return its output as (4 + nc, anchors) float32."""
@@ -223,10 +226,7 @@ class Backend(ABC):
     def forward_features(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A classification network's output and the features its last layer reads (one vector), from one
         run: what a deck's own joker looks like to the network (jokers.py)."""
-        h, w = self.input_size
-        if tensor.shape != (1, 3, h, w):
-            raise ValueError(f"expected input shape (1, 3, {h}, {w}), got {tensor.shape}")
-        out, features = self._run_features(np.ascontiguousarray(tensor, dtype=np.float32))
+        out, features = self._run_features(self._input_of(tensor))
         return np.asarray(out, np.float32), np.asarray(features, np.float32).reshape(-1)
 
     @abstractmethod
@@ -384,7 +384,7 @@ class NcnnBackend(Backend):
         self._net = net
         self._input = in_names[0]
         self._output = out_names[0]
-        self._features = _ncnn_features_blob(param)
+        self._features = _ncnn_features_blob(param) if known is not None else None
 
     def _run(self, tensor: np.ndarray) -> np.ndarray:
         return self._extract(tensor, self._output)[0]

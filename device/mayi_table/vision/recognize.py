@@ -7,6 +7,7 @@ orientation is applied, i.e. as an image viewer shows it.
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,7 @@ class Recognizer:
                 raise JokerMarksError(jokers if not isinstance(jokers, JokerMarks) else "given", "no card classifier")
             self.jokers = jokers if isinstance(jokers, JokerMarks) else JokerMarks.load(jokers, self.classifier_id)
 
-    @property
+    @cached_property
     def classifier_id(self) -> str:
         """The fingerprint of the classifier's weights (its checkpoint, whence every backend's file)."""
         if not self.classifier:
