@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models]
         [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--deshake on|off|both]
-        [--jokers off|on|both] [--json]
+        [--jokers off|on|both] [--tens on|off|both] [--json]
 
 Each CLASSIFIER is a model folder holding `index.onnx` (or the backend's file). Every held-out table
 and hand spread (the scenes `mayi-table evaluate --seed S` renders: tables of seed S, spreads of
@@ -14,6 +14,8 @@ point total is exact in both profiles, with each classifier's change against the
 `--deshake both` reads each classifier twice, without and with the shaken frames' sharpened copies
 (shake.py), side by side; `--jokers on` shows each classifier every held-out design's jokers first
 (jokers.py, as `mayi-table evaluate --jokers-shown` does), `both` reads without and with them.
+`--tens` asks a folder's tens reader (`index_tens`, classify.py) where its classifier is unsure, as
+the recogniser does (`on`, the default: where the folder has one), or not (`off`), or both ways.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ sys.path.insert(0, str(ROOT / "device"))
 
 from mayi_table.cli import progress  # noqa: E402
 from mayi_table.vision.classes import MIN_CONFIDENCE, Corner  # noqa: E402
-from mayi_table.vision.classify import IndexClassifier, has_index_model  # noqa: E402
+from mayi_table.vision.classify import TENS_STEM, IndexClassifier, has_index_model  # noqa: E402
 from mayi_table.vision.detect import BACKENDS, Detector, ModelError, as_bgr  # noqa: E402
 from mayi_table.vision.evaluate import (  # noqa: E402
     SceneScore,
@@ -88,6 +90,9 @@ def main() -> None:
     ap.add_argument(
         "--jokers", default="off", choices=("on", "off", "both"), help="show the held-out designs' jokers first"
     )
+    ap.add_argument(
+        "--tens", default="on", choices=("on", "off", "both"), help="ask each folder's tens reader, when it has one"
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
 
@@ -101,26 +106,39 @@ def main() -> None:
             raise SystemExit(f"error: {folder} holds no index classifier for the {args.backend} backend")
     deshake = {"on": (True,), "off": (False,), "both": (False, True)}[args.deshake]
     shown = {"on": (True,), "off": (False,), "both": (False, True)}[args.jokers]
+    asked = {"on": (True,), "off": (False,), "both": (False, True)}[args.tens]
     try:
         base = Recognizer(args.detector, args.backend, min_confidence=args.min_confidence)
         once = DetectedOnce(base.detector)
         readers, labels, jokers = [], [], []
         for folder in args.classifiers:
-            classifier = IndexClassifier(folder, args.backend)
+            alone = IndexClassifier(folder, args.backend)
             marks = None
-            for sharpened in deshake:
-                for with_jokers in shown:
-                    reader = copy.copy(base)
-                    reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
-                    reader.deshake = sharpened
-                    if with_jokers and marks is None:
-                        marks = learn_held_out_jokers(reader, designs)
-                    readers.append(reader)
-                    jokers.append(marks if with_jokers else None)
-                    notes = [
-                        n for n, on in (("deshake", len(deshake) > 1 and sharpened), ("jokers", with_jokers)) if on
-                    ]
-                    labels.append(f"{folder} ({', '.join(notes)})" if notes else str(folder))
+            has_tens = has_index_model(folder, args.backend, TENS_STEM)
+            for with_tens in asked if has_tens else (False,):
+                classifier = alone
+                if with_tens:
+                    classifier = copy.copy(alone)
+                    classifier.with_tens_reader(folder, args.backend)
+                for sharpened in deshake:
+                    for with_jokers in shown:
+                        reader = copy.copy(base)
+                        reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
+                        reader.deshake = sharpened
+                        if with_jokers and marks is None:
+                            marks = learn_held_out_jokers(reader, designs)
+                        readers.append(reader)
+                        jokers.append(marks if with_jokers else None)
+                        notes = [
+                            n
+                            for n, on in (
+                                ("tens reader", len(asked) > 1 and with_tens),
+                                ("deshake", len(deshake) > 1 and sharpened),
+                                ("jokers", with_jokers),
+                            )
+                            if on
+                        ]
+                        labels.append(f"{folder} ({', '.join(notes)})" if notes else str(folder))
     except ModelError as e:
         raise SystemExit(f"error: {e}") from None
 

@@ -9,7 +9,8 @@ fastest lean backend (onnx, ncnn) to that `predict`, and the peak resident memor
 process that only runs the lean backend (and must not import torch). The onnx recogniser is also
 timed without its camera-shake check (`deshake=False`), and on the frame shaken (a 6 px streak)
 with and without it: what the check costs a steady frame, and the sharpened second reading a shaken one;
-and told the deck's jokers (jokers.py: every index then read with its features too).
+and told the deck's jokers (jokers.py: every index then read with its features too), and without the
+tens reader (classify.py: the second classifier asked where the first is unsure).
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ def main() -> None:
 
     unchecked = Recognizer(args.model, "onnx", threads=args.threads, deshake=False)
     results["onnx, no shake check"] = ms_per_call(lambda: unchecked.recognize(frame), args.runs)
+    alone = Recognizer(args.model, "onnx", threads=args.threads, tens_reader=False)
+    results["onnx, no tens reader"] = ms_per_call(lambda: alone.recognize(frame), args.runs)
     shaken = cv2.filter2D(frame, -1, streak_kernel(6, 40.0))
     checked = Recognizer(args.model, "onnx", threads=args.threads)
     results["onnx, the frame shaken (6 px streak)"] = ms_per_call(lambda: checked.recognize(shaken), args.runs)
@@ -104,16 +107,22 @@ def main() -> None:
     lean_rec = Recognizer(args.model, "onnx")
     crops: list = []
     boxes: list = []
-    classifier = None
+    classifier = tens = None
+    tens_crops: list = []
     if lean_rec.classifier is not None:
         # the second stage: the index classifier through predict, on the very crops the recogniser cuts
-        # (each index framed and turned as the recogniser reads it)
-        from mayi_table.vision.classify import index_views
+        # (each index framed and turned as the recogniser reads it), and the tens reader's on those of
+        # the indices the recogniser asks it about (the frame is steady)
+        from mayi_table.vision.classify import TENS_ASK, index_views
 
         classifier = YOLO(str(args.model / "index.pt"), task="classify")
         size = lean_rec.classifier.size
         boxes = [c.box for c in lean_rec.detector.detect(frame)]
         crops = [view for box in boxes for view in index_views(frame, box, size)]
+        if lean_rec.classifier.tens is not None:
+            tens = YOLO(str(args.model / "index_tens.pt"), task="classify")
+            unsure = [b for b in boxes if lean_rec.classifier.mean_reading(frame, b, size)[0].max() < TENS_ASK]
+            tens_crops = [view for box in unsure for view in index_views(frame, box, size)]
 
     def predict_same() -> None:
         for t in tiles:
@@ -121,6 +130,9 @@ def main() -> None:
         for c in crops:
             assert classifier is not None
             classifier.predict(c, imgsz=c.shape[0], device="cpu", verbose=False)
+        for c in tens_crops:
+            assert tens is not None
+            tens.predict(c, imgsz=c.shape[0], device="cpu", verbose=False)
 
     results["ultralytics predict (same tiles)"] = ms_per_call(predict_same, args.runs)
     results["ultralytics predict (full frame)"] = ms_per_call(
@@ -144,6 +156,8 @@ def main() -> None:
         )
         memory[backend] = json.loads(out.stdout.strip().splitlines()[-1])
     stage = f", detector + index classifier on {len(crops)} crops ({len(boxes)} indices)" if crops else ""
+    if tens_crops:
+        stage += f", tens reader on {len(tens_crops)}"
     print(f"one 1920x1080 frame, {args.threads} thread(s), median of {args.runs} runs{stage}:")
     for name, ms in results.items():
         print(f"  {name:34s} {ms:8.1f} ms")

@@ -346,6 +346,11 @@ def evaluate(
         "--jokers-shown",
         help="Show the recogniser each held-out design's jokers first, as a family does once (learn-jokers).",
     ),
+    tens_reader: bool = typer.Option(
+        True,
+        "--tens-reader/--no-tens-reader",
+        help="Ask the model folder's tens reader (index_tens) where the classifier is unsure, when it has one.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Score the recogniser on held-out deck designs, hand spreads and real photos."""
@@ -369,10 +374,11 @@ def evaluate(
     if not held_out:
         _fail("no held-out theme designs: install them with vision_models/install_card_themes.sh", 1)
     try:
-        reader = Recognizer(model, backend, four_index=four_index, deshake=deshake)
+        reader = Recognizer(model, backend, four_index=four_index, deshake=deshake, tens_reader=tens_reader)
     except ModelError as e:
         _fail(str(e), 1)
     out: dict[str, Any] = {"model": str(model), "backend": backend, "designs": [d.name for d in held_out]}
+    out["tens_reader"] = bool(reader.classifier and reader.classifier.tens)
     jokers = learn_held_out_jokers(reader, held_out) if jokers_shown and (scenes or spreads) else None
     out["jokers_shown"] = jokers is not None
     if scenes:

@@ -15,11 +15,19 @@ from typing import Sequence
 import numpy as np
 
 from .classes import MIN_CONFIDENCE, Box, Corner, Readings
-from .detect import Backend, load_backend, model_file, to_tensor
+from .detect import Backend, ModelError, load_backend, model_file, to_tensor
 from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop, inside_share
 from .jokers import JokerMarks, marks_in
 
 STEM = "index"
+# The tens reader (classifier part 21, trained with a fanned "10" showing only its "1" labelled as the
+# ten): a second opinion where the classifier is unsure, beside it in the model folder as index_tens.*
+TENS_STEM = "index_tens"
+TENS = frozenset({"10C", "10D", "10H", "10S"})
+# a reading under this, in a frame not found shaken, is read by the tens reader too and the two are
+# averaged, kept only when the mean names a ten (chosen on the tuning seeds 1234, 1235 and 2001: the
+# tens reader reads blurred suits worse, so shaken frames and its other names are left alone)
+TENS_ASK = 0.8
 VIEW_PADS = (1.15, CROP_PAD, 1.5)  # each index is read from three crops (side = pad x the box's longer side) ...
 # ... each at four quarter turns: indices lie at every angle on a table, so a turned crop is as much
 # a view the classifier learnt as the crop itself, and a misreading that hangs on one angle is outvoted
@@ -44,18 +52,28 @@ def model_folder(model: Path | str) -> Path:
     return path.parent if path.suffix in (".pt", ".onnx") or (path / "model.ncnn.param").exists() else path
 
 
-def has_index_model(model: Path | str, backend: str) -> bool:
-    """Whether the model folder holds an index classifier for this backend."""
-    return (model_folder(model) / model_file(backend, STEM)).exists()
+def has_index_model(model: Path | str, backend: str, stem: str = STEM) -> bool:
+    """Whether the model folder holds an index classifier (or, by `stem`, the tens reader) for this backend."""
+    return (model_folder(model) / model_file(backend, stem)).exists()
 
 
 class IndexClassifier:
     """Card names for corner boxes, through one backend."""
 
-    def __init__(self, model_dir: Path | str, backend: str = "onnx", threads: int | None = None) -> None:
+    def __init__(
+        self, model_dir: Path | str, backend: str = "onnx", threads: int | None = None, stem: str = STEM
+    ) -> None:
         folder = model_folder(model_dir)
-        self.backend: Backend = load_backend(folder, backend, threads, stem=STEM, known=INDEX_CLASSES)
+        self.backend: Backend = load_backend(folder, backend, threads, stem=stem, known=INDEX_CLASSES)
         self.size = self.backend.input_size[0]
+        self.tens: IndexClassifier | None = None  # the tens reader, when given one (`with_tens_reader`)
+
+    def with_tens_reader(self, model_dir: Path | str, backend: str = "onnx", threads: int | None = None) -> None:
+        """Ask the tens reader of the model folder where this classifier is unsure (see TENS_ASK)."""
+        tens = IndexClassifier(model_dir, backend, threads, stem=TENS_STEM)
+        if tens.names != self.names:
+            raise ModelError(backend, tens.backend.path, "the tens reader names other classes than the classifier")
+        self.tens = tens
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -85,7 +103,9 @@ class IndexClassifier:
         the same frame sharpened against camera shake (shake.py). An index the frame alone reads under
         SURE_ALONE is read in it too, its views counting as much as the frame's own (a streak guessed
         wrong then blurs a reading rather than replacing it, and a sure reading is left as it is).
-        `jokers`: the deck's own joker marks (jokers.py), which say whether a box is a joker."""
+        `jokers`: the deck's own joker marks (jokers.py), which say whether a box is a joker. With a tens
+        reader, an unsure reading in a frame not sharpened is averaged with the tens reader's where the
+        mean names a ten (a fanned "10" showing only its "1", which this classifier takes for none)."""
         out = []
         size = self.size or CROP_SIZE
         for box in boxes:
@@ -93,6 +113,11 @@ class IndexClassifier:
             if sharpened is not None and p.max() < SURE_ALONE:
                 p2, f2 = self.mean_reading(sharpened, box, size, features=jokers is not None)
                 p, f = (p + p2) / 2, (f + f2) / 2
+            if self.tens is not None and sharpened is None and p.max() < TENS_ASK:
+                q, _ = self.tens.mean_reading(image_bgr, box, self.tens.size or CROP_SIZE)
+                both = (p + q) / 2
+                if self.names[int(np.argmax(both))] in TENS:
+                    p = both
             if jokers is not None and (verdict := jokers.verdict(f)) is not None:
                 p = p.copy()
                 joker = self.names.index("JK")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .classes import MIN_CONFIDENCE, Box, Corner, PhysicalCard
-from .classify import IndexClassifier, has_index_model
+from .classify import TENS_STEM, IndexClassifier, has_index_model
 from .detect import Detector, as_bgr
 from .jokers import JokerMarks, JokerMarksError, classifier_id
 from .pairing import pair_corners
@@ -72,6 +72,7 @@ class Recognizer:
         four_index: bool | None = None,
         deshake: bool = True,
         jokers: Path | str | JokerMarks | None = None,
+        tens_reader: bool = True,
         **detector_options: Any,
     ) -> None:
         """`detector_options` go to `Detector` (conf, iou, overlap, scale, threads). `two_stage`: use the
@@ -80,13 +81,17 @@ class Recognizer:
         in all four corners (None: as each image shows it; see `pair_corners`). `deshake`: read the
         indices of a frame blurred by a shaken camera in a sharpened copy too (see shake.py). `jokers`:
         the deck's own joker marks, or the file `learn-jokers` wrote (see jokers.py; JokerMarksError
-        when it cannot be used)."""
+        when it cannot be used). `tens_reader`: ask the folder's tens reader, when it has one, where the
+        classifier is unsure (see classify.TENS_ASK)."""
         self.min_confidence = min_confidence
         self.four_index = four_index
         self.deshake = deshake
         if two_stage is None:
             two_stage = has_index_model(model_dir, backend)
-        self.classifier = IndexClassifier(model_dir, backend, detector_options.get("threads")) if two_stage else None
+        threads = detector_options.get("threads")
+        self.classifier = IndexClassifier(model_dir, backend, threads) if two_stage else None
+        if self.classifier and tens_reader and has_index_model(model_dir, backend, TENS_STEM):
+            self.classifier.with_tens_reader(model_dir, backend, threads)
         if two_stage:
             if detector_options.get("conf") is None:  # `conf=None` (a command's unset option) too
                 detector_options["conf"] = TWO_STAGE_DETECTOR_CONF
