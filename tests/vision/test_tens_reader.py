@@ -89,7 +89,7 @@ def test_the_tens_reader_finds_a_fanned_ten_the_classifier_misses() -> None:
 
 def test_a_tens_reader_naming_other_classes_is_refused(tmp_path: Path) -> None:
     """A tens reader whose classes are not the classifier's, in their order, cannot be averaged with it:
-    the recogniser and `mayi-table recognize` say which file and why."""
+    the recogniser and `mayi-table recognize` say which file and why, and read without it when told to."""
     need_models()
     import onnx
 
@@ -115,3 +115,5 @@ def test_a_tens_reader_naming_other_classes_is_refused(tmp_path: Path) -> None:
     proc = run_cli(str(image), "--model", str(tmp_path))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "index_tens.onnx" in proc.stderr and "names other classes" in proc.stderr
+    proc = run_cli(str(image), "--model", str(tmp_path), "--no-tens-reader")
+    assert proc.returncode == 0, proc.stderr

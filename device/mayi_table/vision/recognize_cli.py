@@ -65,6 +65,11 @@ def recognize(
     jokers: Path | None = typer.Option(
         None, "--jokers", metavar="FILE", help="The deck's own jokers, as `mayi-table learn-jokers` wrote them."
     ),
+    tens_reader: bool = typer.Option(
+        True,
+        "--tens-reader/--no-tens-reader",
+        help="Ask the model folder's tens reader (index_tens) where the classifier is unsure, when it has one.",
+    ),
 ) -> None:
     """Recognise the cards in photos: one line per image (boxes in pixels of the upright image)."""
     from .recognize import ImageLoadError, Recognizer, card_record, load_image
@@ -74,7 +79,9 @@ def recognize(
         _error(f"unknown backend {backend!r} (choose one of {', '.join(BACKENDS)})")
         raise typer.Exit(2)
     try:
-        recognizer = Recognizer(model, backend, conf=conf, four_index=four_index, deshake=deshake, jokers=jokers)
+        recognizer = Recognizer(
+            model, backend, conf=conf, four_index=four_index, deshake=deshake, jokers=jokers, tens_reader=tens_reader
+        )
     except (ModelError, JokerMarksError) as e:
         _error(str(e))
         raise typer.Exit(2) from None
