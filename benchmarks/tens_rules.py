@@ -34,25 +34,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from classifiers import DetectedOnce, _table_row, seeds_and_counts  # noqa: E402
 from mayi_table.cli import progress  # noqa: E402
+from mayi_table.vision import evaluate  # noqa: E402
 from mayi_table.vision.classify import (  # noqa: E402
-    ALTERNATIVE_MIN,
-    ALTERNATIVES,
     SURE_ALONE,
     TENS,
     TENS_STEM,
     IndexClassifier,
     has_index_model,
 )
-from mayi_table.vision.evaluate import (  # noqa: E402
-    SceneScore,
-    SpreadScore,
-    held_out_designs,
-    learn_held_out_jokers,
-    scene_seed,
-    score_table,
-    shown_jokers,
-)
-from mayi_table.vision.index_crops import CROP_SIZE, NONE  # noqa: E402
+from mayi_table.vision.index_crops import CROP_SIZE  # noqa: E402
 from mayi_table.vision.recognize import Recognizer  # noqa: E402
 from mayi_table.vision.render.scene import render_spread, render_table  # noqa: E402
 
@@ -121,18 +111,7 @@ class RuledClassifier(IndexClassifier):
                 if sharpened is not None and q.max() < SURE_ALONE:
                     q = (q + self.second.of(sharpened, box, False)[0]) / 2
                 p = self._kept(p, q)
-            if jokers is not None and (verdict := jokers.verdict(f)) is not None:
-                p = p.copy()
-                joker = self.names.index("JK")
-                p[joker] = max(p[joker], jokers.similarity(f)) if verdict else 0.0
-            order = np.argsort(-p, kind="stable")
-            k = int(order[0])
-            others = tuple(
-                (self.names[int(j)], float(p[j]))
-                for j in order[1:]
-                if self.names[int(j)] != NONE and p[j] >= ALTERNATIVE_MIN
-            )
-            out.append((self.names[k], float(p[k]), others[:ALTERNATIVES]))
+            out.append(self.named(p, f, jokers))
         return out
 
     def _kept(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -157,34 +136,34 @@ def main() -> None:
     tables, spreads = seeds_and_counts(args.tables, "--tables"), seeds_and_counts(args.spreads, "--spreads")
     if not has_index_model(args.model, "onnx", TENS_STEM):
         raise SystemExit(f"error: {args.model} holds no tens reader ({TENS_STEM}.onnx)")
-    designs = held_out_designs("all")
+    designs = evaluate.held_out_designs("all")
     base = Recognizer(args.model, "onnx", tens_reader=False)
     base.detector = DetectedOnce(base.detector)  # type: ignore[assignment]
     first = Readings(IndexClassifier(args.model, "onnx"))
     second = Readings(IndexClassifier(args.model, "onnx", stem=TENS_STEM))
-    marks = learn_held_out_jokers(base, designs) if args.jokers == "on" else None
+    marks = evaluate.learn_held_out_jokers(base, designs) if args.jokers == "on" else None
     readers, asked = [], []
     for rule in RULES:
         reader = copy.copy(base)
         asked.append([0, 0])
         reader.classifier = RuledClassifier(first, second, rule, asked[-1])
         readers.append(reader)
-    table_scores = {seed: [SceneScore() for _ in RULES] for seed, _ in tables}
-    spread_scores = {seed: [SpreadScore() for _ in RULES] for seed, _ in spreads}
+    table_scores = {seed: [evaluate.SceneScore() for _ in RULES] for seed, _ in tables}
+    spread_scores = {seed: [evaluate.SpreadScore() for _ in RULES] for seed, _ in spreads}
     with progress(sum(n for _, n in tables + spreads), "scenes") as bar:
         for seed, count in tables:
             for n in range(count):
-                scene = render_table(scene_seed(seed, n), designs)
+                scene = render_table(evaluate.scene_seed(seed, n), designs)
                 for reader, score in zip(readers, table_scores[seed]):
-                    shown_jokers(reader, marks, scene.design)
-                    score_table(reader, scene, score)
+                    evaluate.shown_jokers(reader, marks, scene.design)
+                    evaluate.score_table(reader, scene, score)
                 first.forget(), second.forget()
                 bar.update(1)
         for seed, count in spreads:
             for n in range(count):
-                scene, truth = render_spread(scene_seed(seed, n), designs)
+                scene, truth = render_spread(evaluate.scene_seed(seed, n), designs)
                 for reader, tally in zip(readers, spread_scores[seed]):
-                    shown_jokers(reader, marks, scene.design)
+                    evaluate.shown_jokers(reader, marks, scene.design)
                     tally.add(scene, truth, [c.card for c in reader.recognize(scene.image)])
                 first.forget(), second.forget()
                 bar.update(1)

@@ -118,19 +118,24 @@ class IndexClassifier:
                 both = (p + q) / 2
                 if self.names[int(np.argmax(both))] in TENS:
                     p = both
-            if jokers is not None and (verdict := jokers.verdict(f)) is not None:
-                p = p.copy()
-                joker = self.names.index("JK")
-                p[joker] = max(p[joker], jokers.similarity(f)) if verdict else 0.0
-            order = np.argsort(-p, kind="stable")
-            k = int(order[0])
-            others = tuple(
-                (self.names[int(j)], float(p[j]))
-                for j in order[1:]
-                if self.names[int(j)] != NONE and p[j] >= ALTERNATIVE_MIN
-            )
-            out.append((self.names[k], float(p[k]), others[:ALTERNATIVES]))
+            out.append(self.named(p, f, jokers))
         return out
+
+    def named(self, p: np.ndarray, f: np.ndarray, jokers: JokerMarks | None = None) -> tuple[str, float, Readings]:
+        """The best name of a box's mean reading `p` (its features `f` told to the deck's `jokers`), its
+        probability, and the next readings (ALTERNATIVE_MIN or likelier, none left out)."""
+        if jokers is not None and (verdict := jokers.verdict(f)) is not None:
+            p = p.copy()
+            joker = self.names.index("JK")
+            p[joker] = max(p[joker], jokers.similarity(f)) if verdict else 0.0
+        order = np.argsort(-p, kind="stable")
+        k = int(order[0])
+        others = tuple(
+            (self.names[int(j)], float(p[j]))
+            for j in order[1:]
+            if self.names[int(j)] != NONE and p[j] >= ALTERNATIVE_MIN
+        )
+        return self.names[k], float(p[k]), others[:ALTERNATIVES]
 
     def mean_reading(
         self, image_bgr: np.ndarray, box: Box, size: int, features: bool = False
