@@ -36,13 +36,11 @@ from classifiers import DetectedOnce, _table_row, seeds_and_counts  # noqa: E402
 from mayi_table.cli import progress  # noqa: E402
 from mayi_table.vision import evaluate  # noqa: E402
 from mayi_table.vision.classify import (  # noqa: E402
-    SURE_ALONE,
     TENS,
     TENS_STEM,
     IndexClassifier,
     has_index_model,
 )
-from mayi_table.vision.index_crops import CROP_SIZE  # noqa: E402
 from mayi_table.vision.recognize import Recognizer  # noqa: E402
 from mayi_table.vision.render.scene import render_spread, render_table  # noqa: E402
 
@@ -72,16 +70,18 @@ RULES = (
 
 class Readings:
     """Each index's mean reading (and features) by one classifier, kept for the scene being read (by
-    the image's content: each rule's reader sharpens a shaken frame anew)."""
+    the image's content: each rule's reader sharpens a shaken frame anew), shared by every rule."""
 
     def __init__(self, classifier: IndexClassifier) -> None:
         self.classifier = classifier
+        self.size = classifier.size
         self.kept: dict[tuple[bytes, tuple[float, ...], bool], tuple[np.ndarray, np.ndarray]] = {}
 
-    def of(self, image: np.ndarray, box: Any, features: bool) -> tuple[np.ndarray, np.ndarray]:
+    def mean_reading(
+        self, image: np.ndarray, box: Any, size: int, features: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         key = (hashlib.blake2b(image.data, digest_size=16).digest(), tuple(box), features)
         if key not in self.kept:
-            size = self.classifier.size or CROP_SIZE
             self.kept[key] = self.classifier.mean_reading(image, box, size, features=features)
         return self.kept[key]
 
@@ -90,36 +90,28 @@ class Readings:
 
 
 class RuledClassifier(IndexClassifier):
-    """The classifier's `read` with the tens reader asked and kept as one rule says."""
+    """The classifier's own `read`, from kept readings, with the tens reader asked and kept as one rule
+    says (a shaken frame's readings, where a rule asks there, averaged with its sharpened copy's)."""
 
     def __init__(self, first: Readings, tens: Readings, rule: Rule, asked: list[int]) -> None:
-        self.backend, self.size, self.tens = first.classifier.backend, first.classifier.size, None
-        self.first, self.second, self.rule, self.asked = first, tens, rule, asked
+        self.backend, self.size = first.classifier.backend, first.classifier.size
+        self.tens = tens  # type: ignore[assignment]
+        self.first, self.rule, self.asked = first, rule, asked
 
-    def read(self, image_bgr, boxes, sharpened=None, jokers=None):  # type: ignore[no-untyped-def]
-        out = []
-        feats = jokers is not None
-        for box in boxes:
-            p, f = self.first.of(image_bgr, box, feats)
-            if sharpened is not None and p.max() < SURE_ALONE:
-                p2, f2 = self.first.of(sharpened, box, feats)
-                p, f = (p + p2) / 2, (f + f2) / 2
-            self.asked[0] += 1
-            if p.max() < self.rule.ask_below and not (self.rule.steady_only and sharpened is not None):
-                self.asked[1] += 1
-                q, _ = self.second.of(image_bgr, box, False)
-                if sharpened is not None and q.max() < SURE_ALONE:
-                    q = (q + self.second.of(sharpened, box, False)[0]) / 2
-                p = self._kept(p, q)
-            out.append(self.named(p, f, jokers))
-        return out
+    def mean_reading(self, image_bgr, box, size, features=False):  # type: ignore[no-untyped-def]
+        return self.first.mean_reading(image_bgr, box, size, features)
 
-    def _kept(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        both = (p + q) / 2
+    def asks_tens(self, p: np.ndarray, sharpened: np.ndarray | None) -> bool:
+        self.asked[0] += 1
+        asks = p.max() < self.rule.ask_below and not (self.rule.steady_only and sharpened is not None)
+        self.asked[1] += asks
+        return bool(asks)
+
+    def kept_with_tens(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
         if self.rule.keep == "mean":
-            return both
+            return (p + q) / 2
         if self.rule.keep == "mean ten":
-            return both if self.names[int(np.argmax(both))] in TENS else p
+            return super().kept_with_tens(p, q)
         own_ten = self.names[int(np.argmax(q))] in TENS and q.max() >= self.rule.own_from
         return q if own_ten else p
 

@@ -113,7 +113,7 @@ def main() -> None:
         # the second stage: the index classifier through predict, on the very crops the recogniser cuts
         # (each index framed and turned as the recogniser reads it), and the tens reader's on those of
         # the indices the recogniser asks it about (the frame is steady)
-        from mayi_table.vision.classify import TENS_ASK, index_views
+        from mayi_table.vision.classify import index_views
 
         classifier = YOLO(str(args.model / "index.pt"), task="classify")
         size = lean_rec.classifier.size
@@ -121,7 +121,8 @@ def main() -> None:
         crops = [view for box in boxes for view in index_views(frame, box, size)]
         if lean_rec.classifier.tens is not None:
             tens = YOLO(str(args.model / "index_tens.pt"), task="classify")
-            unsure = [b for b in boxes if lean_rec.classifier.mean_reading(frame, b, size)[0].max() < TENS_ASK]
+            first = lean_rec.classifier
+            unsure = [b for b in boxes if first.asks_tens(first.mean_reading(frame, b, size)[0], None)]
             tens_crops = [view for box in unsure for view in index_views(frame, box, size)]
 
     def predict_same() -> None:

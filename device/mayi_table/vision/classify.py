@@ -107,19 +107,34 @@ class IndexClassifier:
         reader, an unsure reading in a frame not sharpened is averaged with the tens reader's where the
         mean names a ten (a fanned "10" showing only its "1", which this classifier takes for none)."""
         out = []
-        size = self.size or CROP_SIZE
         for box in boxes:
-            p, f = self.mean_reading(image_bgr, box, size, features=jokers is not None)
-            if sharpened is not None and p.max() < SURE_ALONE:
-                p2, f2 = self.mean_reading(sharpened, box, size, features=jokers is not None)
-                p, f = (p + p2) / 2, (f + f2) / 2
-            if self.tens is not None and sharpened is None and p.max() < TENS_ASK:
-                q, _ = self.tens.mean_reading(image_bgr, box, self.tens.size or CROP_SIZE)
-                both = (p + q) / 2
-                if self.names[int(np.argmax(both))] in TENS:
-                    p = both
+            p, f = self.framed_reading(self, image_bgr, box, sharpened, jokers is not None)
+            if self.tens is not None and self.asks_tens(p, sharpened):
+                q, _ = self.framed_reading(self.tens, image_bgr, box, sharpened, False)
+                p = self.kept_with_tens(p, q)
             out.append(self.named(p, f, jokers))
         return out
+
+    @staticmethod
+    def framed_reading(
+        reader: IndexClassifier, image_bgr: np.ndarray, box: Box, sharpened: np.ndarray | None, features: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`reader`'s mean reading of a box in the frame, averaged with its sharpened copy's under SURE_ALONE."""
+        size = reader.size or CROP_SIZE
+        p, f = reader.mean_reading(image_bgr, box, size, features=features)
+        if sharpened is not None and p.max() < SURE_ALONE:
+            p2, f2 = reader.mean_reading(sharpened, box, size, features=features)
+            p, f = (p + p2) / 2, (f + f2) / 2
+        return p, f
+
+    def asks_tens(self, p: np.ndarray, sharpened: np.ndarray | None) -> bool:
+        """Whether the tens reader reads a box this classifier reads as `p`: unsure, the frame not shaken."""
+        return sharpened is None and p.max() < TENS_ASK
+
+    def kept_with_tens(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """The reading kept of this classifier's `p` and the tens reader's `q`: their mean where it names a ten."""
+        both = (p + q) / 2
+        return both if self.names[int(np.argmax(both))] in TENS else p
 
     def named(self, p: np.ndarray, f: np.ndarray, jokers: JokerMarks | None = None) -> tuple[str, float, Readings]:
         """The best name of a box's mean reading `p` (its features `f` told to the deck's `jokers`), its
