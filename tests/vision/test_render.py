@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from mayi_table.vision.classes import CLASS_NAMES
-from mayi_table.vision.dataset import DatasetSpec, build_dataset
+from mayi_table.vision.dataset import DatasetSpec, build_dataset, crop_labels, label_boxes
+from mayi_table.vision.index_crops import index_label
 from mayi_table.vision.render.faces import (
     ART_X,
     CROWDED_DESIGNS,
@@ -28,6 +29,7 @@ from mayi_table.vision.render.scene import (
     draw_scene,
     layout_game,
     lead_strip,
+    quad_box,
     render_spread,
     render_table,
 )
@@ -264,6 +266,38 @@ def test_dataset_labels_are_yolo_rows_inside_the_crop(tmp_path: Path) -> None:
     before = {f.name: f.read_text() for f in labels}
     build_dataset(tmp_path, DatasetSpec(scenes=2, val_scenes=1, crops_per_scene=3))
     assert {f.name: f.read_text() for f in sorted((tmp_path / "labels" / "train").glob("*.txt"))} == before
+
+
+def test_partly_covered_labels_add_every_index_the_classifier_names() -> None:
+    """With `partly_covered`, the detector is taught every index the classifier is taught to name as
+    its card (70% uncovered, or a fanned 10 showing its "1"), not only the 90% uncovered ones; an index
+    more covered stays background."""
+    seen = added = tens = left = 0
+    for seed in (2021, 2030, 2044):
+        scene = render_spread(seed, TRAIN_DESIGNS)[0]
+        visible = scene.corner_boxes()
+        readable = label_boxes(scene, partly_covered=True)
+        assert label_boxes(scene) == visible
+        assert all(v in readable for v in visible)
+        for lab in scene.labels:
+            for quad, share, lead in zip(lab.quads, lab.corner_shares, lab.lead_shares):
+                box = (lab.card, quad_box(quad))
+                if share >= 0.9:
+                    seen += 1
+                    assert box in visible and box in readable
+                elif index_label(lab.card, share, lead) == lab.card:
+                    added += 1
+                    tens += share < 0.7
+                    assert box in readable and box not in visible
+                else:
+                    left += 1
+                    assert box not in readable
+    assert seen and added and left, "tight hand spreads show indices of each kind"
+    assert tens == 3, "seeds 2021 and 2030 fan three 10s over their 0 (a 10D, a 10D and a 10C)"
+    scene = render_spread(2021, TRAIN_DESIGNS)[0]
+    h, w = scene.image.shape[:2]
+    rows = crop_labels(scene, 0, 0, max(h, w), partly_covered=True)
+    assert len(rows) == len(label_boxes(scene, partly_covered=True)) > len(crop_labels(scene, 0, 0, max(h, w)))
 
 
 def test_dataset_of_hand_spreads_labels_their_indices(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ import cv2
 import numpy as np
 
 from .classes import CLASS_INDEX, CLASS_NAMES
+from .index_crops import index_label
 from .render.faces import TRAIN_DESIGNS, Design
-from .render.scene import Scene, training_scene
+from .render.scene import Scene, quad_box, training_scene
 
 MIN_INSIDE = 0.6  # a corner box is labelled in a crop when this share of it lies inside
 
@@ -32,12 +33,31 @@ class DatasetSpec:
     zoomed_share: float = 0.3  # scenes framed closer, with bigger cards
     spread_share: float = 0.0  # scenes that are 800 x 600 hand spreads instead of tables
     joker_share: float = 0.0  # cards made jokers, so every design's joker mark is seen often
+    # label every index the classifier is taught to name (`index_crops.index_label`: 70% uncovered, or
+    # a fanned "10" showing its "1"), not only those 90% uncovered: a tight hand spread shows no more,
+    # and an index left unlabelled is taught as background, so the detector learnt to pass it by
+    partly_covered: bool = False
 
 
-def crop_labels(scene: Scene, x0: int, y0: int, size: int) -> list[tuple[int, float, float, float, float]]:
-    """YOLO labels (class, cx, cy, w, h normalised) of the corner boxes inside a crop."""
+def label_boxes(scene: Scene, partly_covered: bool = False) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The corner boxes the detector is taught to find: every visible index (`Scene.corner_boxes`),
+    or with `partly_covered` every index readable as its card."""
+    if not partly_covered:
+        return scene.corner_boxes()
+    return [
+        (lab.card, quad_box(quad))
+        for lab in scene.labels
+        for quad, share, lead in zip(lab.quads, lab.corner_shares, lab.lead_shares)
+        if index_label(lab.card, share, lead) == lab.card
+    ]
+
+
+def crop_labels(
+    scene: Scene, x0: int, y0: int, size: int, partly_covered: bool = False
+) -> list[tuple[int, float, float, float, float]]:
+    """YOLO labels (class, cx, cy, w, h normalised) of the corner boxes inside a crop (`label_boxes`)."""
     out = []
-    for card, (x1, y1, x2, y2) in scene.corner_boxes():
+    for card, (x1, y1, x2, y2) in label_boxes(scene, partly_covered):
         cx1, cy1 = max(x1, x0), max(y1, y0)
         cx2, cy2 = min(x2, x0 + size), min(y2, y0 + size)
         if cx2 <= cx1 or cy2 <= cy1:
@@ -57,10 +77,12 @@ def crop_labels(scene: Scene, x0: int, y0: int, size: int) -> list[tuple[int, fl
     return out
 
 
-def crops_of(scene: Scene, rng: random.Random, size: int, count: int) -> list[tuple[int, int]]:
-    """Crop origins: most centred near a visible corner (jittered), some anywhere."""
+def crops_of(
+    scene: Scene, rng: random.Random, size: int, count: int, partly_covered: bool = False
+) -> list[tuple[int, int]]:
+    """Crop origins: most centred near a labelled corner (jittered), some anywhere."""
     h, w = scene.image.shape[:2]
-    boxes = scene.corner_boxes()
+    boxes = label_boxes(scene, partly_covered)
     out = []
     for k in range(count):
         if boxes and k < count * 0.8:
@@ -101,11 +123,11 @@ def build_dataset(
         seed = spec.seed * 1_000_003 + n
         rng = random.Random(seed)
         scene = training_scene(seed, rng, designs, spec.zoomed_share, spec.spread_share, spec.joker_share)
-        for k, (x0, y0) in enumerate(crops_of(scene, rng, spec.crop, spec.crops_per_scene)):
+        for k, (x0, y0) in enumerate(crops_of(scene, rng, spec.crop, spec.crops_per_scene, spec.partly_covered)):
             name = f"s{n:05d}_{k:02d}"
             crop = scene.image[y0 : y0 + spec.crop, x0 : x0 + spec.crop]
             cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            rows = crop_labels(scene, x0, y0, spec.crop)
+            rows = crop_labels(scene, x0, y0, spec.crop, spec.partly_covered)
             (out / "labels" / split / f"{name}.txt").write_text(
                 "".join(f"{c} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}\n" for c, cx, cy, bw, bh in rows)
             )
