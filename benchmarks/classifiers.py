@@ -1,6 +1,6 @@
-"""Index classifiers compared side by side on the same detections of the same held-out scenes.
+"""Index classifiers (and detectors) compared side by side on the same held-out scenes.
 
-    .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models]
+    .venv/bin/python benchmarks/classifiers.py vision_models /tmp/part21 [--detector vision_models [/tmp/d8]]
         [--tables 1234:30,777:30,4242:30] [--spreads 4243:150,778:100,1235:100] [--deshake on|off|both]
         [--jokers off|on|both] [--tens on|off|both] [--json]
 
@@ -9,6 +9,7 @@ and hand spread (the scenes `mayi-table evaluate --seed S` renders: tables of se
 seed S + 1) is rendered once and its corner indices found once by the detector of `--detector`;
 each classifier then names those same boxes through the recogniser's own code (readings from
 `--min-confidence`, pairing into physical cards), so the figures differ by the classifier alone.
+Given more than one detector folder, every classifier reads each detector's boxes in turn.
 It prints, per seed and in all: card errors (false / missed), per-card F1, and hand spreads whose
 point total is exact in both profiles, with each classifier's change against the first.
 `--deshake both` reads each classifier twice, without and with the shaken frames' sharpened copies
@@ -26,7 +27,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "device"))
@@ -44,7 +45,7 @@ from mayi_table.vision.evaluate import (  # noqa: E402
     score_table,
     shown_jokers,
 )
-from mayi_table.vision.recognize import Recognizer  # noqa: E402
+from mayi_table.vision.recognize import TWO_STAGE_DETECTOR_CONF, Recognizer  # noqa: E402
 from mayi_table.vision.render.scene import render_spread, render_table  # noqa: E402
 
 
@@ -75,10 +76,55 @@ def seeds_and_counts(text: str, flag: str) -> list[tuple[int, int]]:
     return [(p[0], p[1]) for p in pairs]
 
 
+class Ways(NamedTuple):
+    """The ways each classifier reads: without and/or with the sharpened copies, the jokers shown, the tens reader."""
+
+    deshake: tuple[bool, ...]
+    jokers: tuple[bool, ...]
+    tens: tuple[bool, ...]
+
+
+def folder_readers(
+    folder: Path, backend: str, base: Recognizer, once: DetectedOnce, designs: list[Any], ways: Ways
+) -> list[tuple[Recognizer, dict[str, Any] | None, str]]:
+    """A recogniser for each way one folder's classifier reads `once`'s boxes, with the held-out
+    designs' joker marks it is shown (or None) and its label."""
+    out = []
+    alone = IndexClassifier(folder, backend)
+    marks = None
+    for with_tens in ways.tens if has_index_model(folder, backend, TENS_STEM) else (False,):
+        classifier = alone
+        if with_tens:
+            classifier = copy.copy(alone)
+            classifier.with_tens_reader(folder, backend)
+        for sharpened in ways.deshake:
+            for with_jokers in ways.jokers:
+                reader = copy.copy(base)
+                reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
+                reader.deshake = sharpened
+                if with_jokers and marks is None:
+                    marks = learn_held_out_jokers(reader, designs)
+                notes = [
+                    n
+                    for n, on in (
+                        ("tens reader", len(ways.tens) > 1 and with_tens),
+                        ("deshake", len(ways.deshake) > 1 and sharpened),
+                        ("jokers", with_jokers),
+                    )
+                    if on
+                ]
+                out.append(
+                    (reader, marks if with_jokers else None, f"{folder} ({', '.join(notes)})" if notes else str(folder))
+                )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("classifiers", nargs="+", type=Path, help="model folders holding an index classifier")
-    ap.add_argument("--detector", type=Path, default=ROOT / "vision_models", help="model folder of the detector")
+    ap.add_argument(
+        "--detector", type=Path, nargs="+", default=[ROOT / "vision_models"], help="model folder(s) of the detector"
+    )
     ap.add_argument("--backend", default="onnx", choices=BACKENDS, help="of the detector and the classifiers")
     ap.add_argument("--tables", default="1234:30,777:30,4242:30", help="held-out table seeds and counts")
     ap.add_argument("--spreads", default="4243:150,778:100,1235:100", help="hand spread seeds and counts")
@@ -107,38 +153,28 @@ def main() -> None:
     deshake = {"on": (True,), "off": (False,), "both": (False, True)}[args.deshake]
     shown = {"on": (True,), "off": (False,), "both": (False, True)}[args.jokers]
     asked = {"on": (True,), "off": (False,), "both": (False, True)}[args.tens]
+    ways = Ways(deshake, shown, asked)
+    readers: list[Recognizer] = []
+    labels: list[str] = []
+    jokers: list[dict[str, Any] | None] = []
     try:
-        base = Recognizer(args.detector, args.backend, min_confidence=args.min_confidence)
-        once = DetectedOnce(base.detector)
-        readers, labels, jokers = [], [], []
-        for folder in args.classifiers:
-            alone = IndexClassifier(folder, args.backend)
-            marks = None
-            has_tens = has_index_model(folder, args.backend, TENS_STEM)
-            for with_tens in asked if has_tens else (False,):
-                classifier = alone
-                if with_tens:
-                    classifier = copy.copy(alone)
-                    classifier.with_tens_reader(folder, args.backend)
-                for sharpened in deshake:
-                    for with_jokers in shown:
-                        reader = copy.copy(base)
-                        reader.classifier, reader.detector = classifier, once  # type: ignore[assignment]
-                        reader.deshake = sharpened
-                        if with_jokers and marks is None:
-                            marks = learn_held_out_jokers(reader, designs)
-                        readers.append(reader)
-                        jokers.append(marks if with_jokers else None)
-                        notes = [
-                            n
-                            for n, on in (
-                                ("tens reader", len(asked) > 1 and with_tens),
-                                ("deshake", len(deshake) > 1 and sharpened),
-                                ("jokers", with_jokers),
-                            )
-                            if on
-                        ]
-                        labels.append(f"{folder} ({', '.join(notes)})" if notes else str(folder))
+        for detector in args.detector:
+            # the detector as the two-stage recogniser runs it, also from a folder holding no classifier
+            base = Recognizer(
+                detector,
+                args.backend,
+                two_stage=False,
+                min_confidence=args.min_confidence,
+                conf=TWO_STAGE_DETECTOR_CONF,
+                agnostic=True,
+            )
+            once = DetectedOnce(base.detector)
+            named = f"{detector} boxes, " if len(args.detector) > 1 else ""
+            for folder in args.classifiers:
+                for reader, marks, label in folder_readers(folder, args.backend, base, once, designs, ways):
+                    readers.append(reader)
+                    jokers.append(marks)
+                    labels.append(named + label)
     except ModelError as e:
         raise SystemExit(f"error: {e}") from None
 

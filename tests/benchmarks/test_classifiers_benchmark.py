@@ -80,3 +80,27 @@ def test_jokers_shown_and_not_are_read_side_by_side() -> None:
     out = compare(str(MODELS_DIR), "--tables", "1234:0", "--spreads", "4243:2", "--jokers", "both")
     assert out["classifiers"] == [str(MODELS_DIR), f"{MODELS_DIR} (jokers)"]
     assert len(out["spreads"][0]["exact"]) == 2
+
+
+def test_two_detectors_boxes_are_read_by_every_classifier(tmp_path) -> None:
+    """Given two detector folders (here the same detector twice), each classifier reads each one's
+    boxes, labelled by the detector: the same detector scores the same."""
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    (twin / "corners.onnx").symlink_to(MODELS_DIR / "corners.onnx")
+    (twin / "model.yaml").symlink_to(MODELS_DIR / "model.yaml")
+    out = compare(
+        str(MODELS_DIR), "--detector", str(MODELS_DIR), str(twin), "--tables", "1234:1", "--spreads", "4243:2"
+    )
+    assert out["classifiers"] == [f"{MODELS_DIR} boxes, {MODELS_DIR}", f"{twin} boxes, {MODELS_DIR}"]
+    assert out["tables"][0]["scores"][0] == out["tables"][0]["scores"][1]
+    assert out["all"][0] == out["all"][1]
+
+
+def test_a_folder_without_a_detector_is_refused(tmp_path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "classifiers.py"), str(MODELS_DIR), "--detector", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode != 0 and str(tmp_path) in run.stderr and "Traceback" not in run.stderr
