@@ -76,6 +76,14 @@ def seeds_and_counts(text: str, flag: str) -> list[tuple[int, int]]:
     return [(p[0], p[1]) for p in pairs]
 
 
+def designs_or_exit(which: str) -> list[Any]:
+    """The held-out designs `--designs` names, or exit saying what is wrong."""
+    try:
+        return held_out_designs(which)
+    except ValueError as e:
+        raise SystemExit(f"error: --designs: {e}") from None
+
+
 class Ways(NamedTuple):
     """The ways each classifier reads: without and/or with the sharpened copies, the jokers shown, the tens reader."""
 
@@ -143,10 +151,7 @@ def main() -> None:
     args = ap.parse_args()
 
     tables, spreads = seeds_and_counts(args.tables, "--tables"), seeds_and_counts(args.spreads, "--spreads")
-    try:
-        designs = held_out_designs(args.designs)
-    except ValueError as e:
-        raise SystemExit(f"error: --designs: {e}") from None
+    designs = designs_or_exit(args.designs)
     for folder in args.classifiers:
         if not has_index_model(folder, args.backend):
             raise SystemExit(f"error: {folder} holds no index classifier for the {args.backend} backend")

@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "device"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from classifiers import seeds_and_counts  # noqa: E402
+from classifiers import designs_or_exit, seeds_and_counts  # noqa: E402
 from mayi_table.cli import progress  # noqa: E402
 from mayi_table.vision.classes import Box  # noqa: E402
 from mayi_table.vision.detect import BACKENDS, Detector, ModelError  # noqa: E402
-from mayi_table.vision.evaluate import held_out_designs, scene_seed  # noqa: E402
+from mayi_table.vision.evaluate import scene_seed  # noqa: E402
 from mayi_table.vision.index_crops import READABLE_SHARE, UNREADABLE_SHARE, index_label  # noqa: E402
 from mayi_table.vision.recognize import TWO_STAGE_DETECTOR_CONF  # noqa: E402
 from mayi_table.vision.render.scene import VISIBLE_SHARE, Scene, quad_box, render_spread, render_table  # noqa: E402
@@ -99,10 +99,7 @@ def main() -> None:
     args = ap.parse_args()
 
     spreads, tables = seeds_and_counts(args.spreads, "--spreads"), seeds_and_counts(args.tables, "--tables")
-    try:
-        designs = held_out_designs(args.designs)
-    except ValueError as e:
-        raise SystemExit(f"error: --designs: {e}") from None
+    designs = designs_or_exit(args.designs)
     try:
         detectors = [
             Detector(folder, args.backend, conf=TWO_STAGE_DETECTOR_CONF, agnostic=True) for folder in args.detectors
