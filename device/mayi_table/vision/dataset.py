@@ -35,7 +35,7 @@ class DatasetSpec:
     joker_share: float = 0.0  # cards made jokers, so every design's joker mark is seen often
     # label every index the classifier is taught to name (`index_crops.index_label`: 70% uncovered, or
     # a fanned "10" showing its "1"), not only those 90% uncovered: a tight hand spread shows no more,
-    # and an index left unlabelled is taught as background, so the detector learnt to pass it by
+    # and an index left unlabelled is background to the detector (detector part 8: tried, not kept)
     partly_covered: bool = False
 
 
