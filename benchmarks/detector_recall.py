@@ -49,8 +49,9 @@ def index_kind(card: str, share: float, lead: float) -> str | None:
     return KINDS[3] if index_label(card, share, lead) == card else None
 
 
-def holds_centre(box: Box, quad_box_: Box) -> bool:
-    cx, cy = (quad_box_[0] + quad_box_[2]) / 2, (quad_box_[1] + quad_box_[3]) / 2
+def holds_centre(box: Box, index_box: Box) -> bool:
+    """Whether a detector's box holds the centre of an index's box."""
+    cx, cy = (index_box[0] + index_box[2]) / 2, (index_box[1] + index_box[3]) / 2
     return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
 
 
