@@ -83,6 +83,33 @@ def test_joker_pairs_with_its_own_geometry() -> None:
     assert len(cards) == 1 and len(cards[0].corners) == 2
 
 
+@pytest.mark.parametrize("angle", [0, -65, 33, 120])
+def test_a_jokers_word_half_covered_by_a_fanned_card_still_pairs_and_a_naturals_index_does_not(angle: float) -> None:
+    """petras §02 (each deck brings its jokers): the last card of a hand spread is a joker whose top
+    word the card before it half covers; a rank and suit shrunk as much is a smaller, other card."""
+
+    def covered(corner: Corner, share: float) -> Corner:
+        x1, y1, x2, y2 = corner.box
+        return replace(corner, box=(x1, y1, x2 - share * (x2 - x1), y2 - share * (y2 - y1)))
+
+    tl, br = card_corners("JK", (500, 500), angle, 3.0, index_mm=(5.5, 26.0))
+    cards = pair_corners([covered(tl, 0.45), br])
+    assert [c.card for c in cards] == ["JK"] and len(cards[0].corners) == 2
+    tl, br = card_corners("7S", (500, 500), angle, 3.0)
+    assert fit_pair(covered(tl, 0.45), br) is None
+    assert len(pair_corners([covered(tl, 0.45), br])) == 2
+
+
+def test_a_held_out_jokers_two_words_are_one_joker() -> None:
+    """The detector's boxes on held-out spread 0 of seed 1235 (proc30): the top JOKER, half under the
+    5C fanned over it, boxed 38 x 29 px, the bottom one 60 x 38 px. One joker, not two."""
+    top = Corner("JK", 0.99, (530, 387, 568, 416))
+    bottom = Corner("JK", 0.99, (457, 515, 517, 553))
+    five = Corner("5C", 1.0, (516, 356, 550, 388))
+    cards = pair_corners([top, bottom, five], (800, 600))
+    assert sorted(c.card for c in cards) == ["5C", "JK"]
+
+
 def test_a_fanned_meld_is_one_card_per_index() -> None:
     meld = ["7H", "8H", "9H", "10H", "JH", "QH"]
     for angle in (0, 25, 90, 180, -60):
