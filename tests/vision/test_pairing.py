@@ -84,20 +84,28 @@ def test_joker_pairs_with_its_own_geometry() -> None:
 
 
 @pytest.mark.parametrize("angle", [0, -65, 33, 120])
-def test_a_jokers_word_half_covered_by_a_fanned_card_still_pairs_and_a_naturals_index_does_not(angle: float) -> None:
-    """petras §02 (each deck brings its jokers): the last card of a hand spread is a joker whose top
-    word the card before it half covers; a rank and suit shrunk as much is a smaller, other card."""
+def test_a_jokers_word_framed_short_beside_another_index_still_pairs(angle: float) -> None:
+    """petras §02 (each deck brings its jokers): the detector frames a joker's long word short where the
+    next card's index touches it; the two words are still one joker. Alone, boxes that far apart in
+    size are two marks (two star jokers in two meld rows), and a rank and suit is always framed whole."""
 
-    def covered(corner: Corner, share: float) -> Corner:
+    def short(corner: Corner, share: float) -> Corner:
         x1, y1, x2, y2 = corner.box
         return replace(corner, box=(x1, y1, x2 - share * (x2 - x1), y2 - share * (y2 - y1)))
 
+    def touching(corner: Corner) -> Corner:
+        x1, y1, x2, y2 = corner.box
+        return Corner("5C", 1.0, (x1 - 30, y1 - 30, x1, y1))
+
     tl, br = card_corners("JK", (500, 500), angle, 3.0, index_mm=(5.5, 26.0))
-    cards = pair_corners([covered(tl, 0.45), br])
-    assert [c.card for c in cards] == ["JK"] and len(cards[0].corners) == 2
+    word = short(tl, 0.45)
+    cards = pair_corners([word, br, touching(word)])
+    assert sorted(c.card for c in cards) == ["5C", "JK"]
+    assert len(next(c for c in cards if c.card == "JK").corners) == 2
+    assert [c.card for c in pair_corners([word, br])] == ["JK", "JK"]
     tl, br = card_corners("7S", (500, 500), angle, 3.0)
-    assert fit_pair(covered(tl, 0.45), br) is None
-    assert len(pair_corners([covered(tl, 0.45), br])) == 2
+    index = short(tl, 0.45)
+    assert fit_pair(index, br, [touching(index)]) is None
 
 
 def test_a_held_out_jokers_two_words_are_one_joker() -> None:

@@ -79,7 +79,9 @@ class IndexGeometry:
     height_mm: float
     margin_mm: float  # from the card's edges to the mark
     aspect_range: tuple[float, float]  # (h - w) / (h + w) of the mark over deck designs
-    size_tolerance: float  # a card's two marks' boxes may differ by this share of the larger one (see _size_error)
+    # a card's two marks' boxes may differ by this share of the larger one where another index's box
+    # touches the smaller one (see fit_pair); None: by SIZE_TOLERANCE alone
+    crowded_size_tolerance: float | None = None
 
     @property
     def offset_mm(self) -> tuple[float, float]:
@@ -101,14 +103,14 @@ class IndexGeometry:
 
 
 # measured over the renderer's 24 deck designs: naturals' marks are 6-15.5 mm wide ("10" is widest) and
-# 12-19 mm tall, inset 1-6 mm; the joker's mark is the word JOKER written downwards. A card fanned over
-# a mark hides part of it and shrinks its box: a compact rank and suit keeps most of it, the long word
-# may lose half (a proc30 joker's top JOKER boxed 38 x 29 px, its bottom one 60 x 38: one joker read
-# as two, held-out spread 0 of seed 1235)
-NATURAL_INDEX = IndexGeometry(
-    width_mm=8.0, height_mm=16.0, margin_mm=3.0, aspect_range=(-0.05, 0.45), size_tolerance=0.3
+# 12-19 mm tall, inset 1-6 mm; the joker's mark is the word JOKER written downwards. Where another
+# index's box touches it, the detector may frame the long word short (a proc30 joker's top JOKER, the
+# fanned 5C's index against it, boxed 38 x 29 px, its bottom one 60 x 38: one joker read as two,
+# held-out spread 0 of seed 1235); a rank and suit is framed whole.
+NATURAL_INDEX = IndexGeometry(width_mm=8.0, height_mm=16.0, margin_mm=3.0, aspect_range=(-0.05, 0.45))
+JOKER_INDEX = IndexGeometry(
+    width_mm=5.5, height_mm=26.0, margin_mm=3.0, aspect_range=(0.5, 0.8), crowded_size_tolerance=0.5
 )
-JOKER_INDEX = IndexGeometry(width_mm=5.5, height_mm=26.0, margin_mm=3.0, aspect_range=(0.5, 0.8), size_tolerance=0.5)
 
 
 def index_geometry(card: str) -> IndexGeometry:
@@ -118,9 +120,9 @@ def index_geometry(card: str) -> IndexGeometry:
 # ------------------------------------------------------------------ tolerances
 
 DISTANCE_TOLERANCE = 1.6  # observed / expected pair distance may be off by this factor either way
-SIZE_SLACK_PX = (
-    3.0  # two boxes' widths (heights) may differ by the mark's size_tolerance plus this (small boxes are noisy)
-)
+SIZE_TOLERANCE = 0.3  # the two boxes' widths (heights) may differ by this share of the larger one ...
+SIZE_SLACK_PX = 3.0  # ... plus this many pixels (small boxes are noisy)
+CROWD_GAP_PX = 2.0  # another index's box this close to a box touches it
 SHAPE_TOLERANCE = 0.15  # allowed miss of a box's (h - w) / (h + w) against the mark's range at the pair's angle
 EXACT_MATCHING_LIMIT = 14  # corners of one face matched exactly; more are matched greedily
 RECTANGLE_TOLERANCE = 0.15  # four indices of one card: diagonals equal and crossing at their middles, to this share
@@ -185,7 +187,10 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
         return None
     geo = index_geometry(a.card)
     # 1. point symmetry: the same box size
-    size_err = _size_error(a.box, b.box, geo.size_tolerance)
+    size_err = _size_error(a.box, b.box)
+    smaller = a if _area(a.box) <= _area(b.box) else b
+    if size_err >= 1 and geo.crowded_size_tolerance and _touched(smaller, others, (a, b)):
+        size_err = _size_error(a.box, b.box, geo.crowded_size_tolerance)
     if size_err >= 1:
         return None
     # 2. the card's angle from the diagonal, and the index's rotated box at that angle
@@ -214,6 +219,18 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
     return PairFit(cost, theta, centre, scale)
 
 
+def _touched(corner: Corner, others: Sequence[Corner], pair: Sequence[Corner]) -> bool:
+    """Whether another index's box (not one of `pair`'s, which may come renamed) comes within
+    CROWD_GAP_PX of `corner`'s."""
+    x1, y1, x2, y2 = corner.box
+    g = CROWD_GAP_PX
+    return any(
+        o.box[0] <= x2 + g and o.box[2] >= x1 - g and o.box[1] <= y2 + g and o.box[3] >= y1 - g
+        for o in others
+        if all(o.box != p.box for p in pair)
+    )
+
+
 def _part_of(o: Corner, a: Corner, b: Corner, outline: np.ndarray) -> bool:
     """Whether a mark may be part of the card two corners make: one of them, a second reading of one
     (its centre on their box), or a mark of their face in its middle (its picture: a court card's big
@@ -224,7 +241,7 @@ def _part_of(o: Corner, a: Corner, b: Corner, outline: np.ndarray) -> bool:
     return any(k.box[0] <= x <= k.box[2] and k.box[1] <= y <= k.box[3] for k in (a, b))
 
 
-def _size_error(a: Box, b: Box, tolerance: float) -> float:
+def _size_error(a: Box, b: Box, tolerance: float = SIZE_TOLERANCE) -> float:
     """How far two boxes are from the same size, 1 at the tolerance (a share of the larger box)."""
     (aw, ah), (bw, bh) = _size(a), _size(b)
     return max(
@@ -253,10 +270,10 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float |
     from its cards' diagonals (else the boxes' size gives it, more loosely)."""
     if a.card != b.card or min(*_size(a.box), *_size(b.box)) <= 0:
         return None
-    geo = index_geometry(a.card)
-    size_err = _size_error(a.box, b.box, geo.size_tolerance)
+    size_err = _size_error(a.box, b.box)
     if size_err >= 1:
         return None
+    geo = index_geometry(a.card)
     (ax, ay), (bx, by) = _centre(a.box), _centre(b.box)
     distance = math.hypot(bx - ax, by - ay)
     if distance <= 0:
