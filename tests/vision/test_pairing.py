@@ -186,6 +186,20 @@ def test_three_indices_of_a_four_index_card_are_one_card(missing: int) -> None:
     assert len(cards) == 1 and set(cards[0].corners) == set(corners)
 
 
+@pytest.mark.parametrize(("shown", "askew"), [(4, 2), (4, 3), (4, 0), (3, 2), (3, 0)])
+def test_a_four_index_cards_index_framed_askew_is_still_that_card(shown: int, askew: int) -> None:
+    """petras §02 (two or three decks; a Dondorf deck prints four indices): the detector frames one
+    index of a 7S wide and a little off its centre, stretched over the big pip beside it (held-out
+    spread 92 of seed 2003: 38 x 23 px where the index is 15 x 32). The card's other indices fix where
+    it lies: one 7S, not two."""
+    corners = list(four_index_corners("7S", (460, 320), 4, 1.9, index_mm=(8.0, 17.0)))[:shown]
+    x1, y1, x2, y2 = corners[askew].box
+    cx, cy = (x1 + x2) / 2 - 8, (y1 + y2) / 2 + 6
+    corners[askew] = replace(corners[askew], box=(cx - 19, cy - 11.5, cx + 19, cy + 11.5))
+    cards = pair_corners(corners)
+    assert [c.card for c in cards] == ["7S"] and len(cards[0].corners) == shown
+
+
 @pytest.mark.parametrize(
     "boxes",
     [
