@@ -108,6 +108,22 @@ def test_a_jokers_word_framed_short_beside_another_index_still_pairs(angle: floa
     assert fit_pair(index, br, [touching(index)]) is None
 
 
+@pytest.mark.parametrize("angle", [0, 30, 90, 135, -60])
+def test_a_star_jokers_two_marks_are_one_joker_and_fanned_star_jokers_stay_two(angle: float) -> None:
+    """petras §02 (each deck brings its jokers): many decks mark the joker's corner with a star (alone,
+    in a disc, under a J), a mark the size of a rank and suit, not the word JOKER. Both corners of one
+    such joker are one card (held-out spread 18 of seed 2003, ar-simplistic: boxes 23 x 23 and
+    24 x 23 px, 164 px apart); two fanned side by side stay two."""
+    tl, br = card_corners("JK", (500, 500), angle, 2.0)
+    cards = pair_corners([tl, br])
+    assert [c.card for c in cards] == ["JK"] and len(cards[0].corners) == 2
+    held_out = [Corner("JK", 1.0, (438, 250, 461, 273)), Corner("JK", 1.0, (496, 403, 520, 426))]
+    assert [len(c.corners) for c in pair_corners(held_out, (800, 600))] == [2]
+    for step_mm in (15.0, 20.0, 25.0):
+        fanned = pair_corners(fan_corners(["6S", "JK", "JK", "8D"], (500, 500), angle, step_mm))
+        assert Counter(c.card for c in fanned)["JK"] == 2
+
+
 def test_a_held_out_jokers_two_words_are_one_joker() -> None:
     """The detector's boxes on held-out spread 0 of seed 1235 (proc30): the top JOKER, half under the
     5C fanned over it, boxed 38 x 29 px, the bottom one 60 x 38 px. One joker, not two."""

@@ -117,6 +117,12 @@ def index_geometry(card: str) -> IndexGeometry:
     return JOKER_INDEX if card == "JK" else NATURAL_INDEX
 
 
+def pair_geometries(card: str) -> tuple[IndexGeometry, ...]:
+    """The marks a card's two corners may be: a joker's is the word JOKER or, in many decks, a star
+    (alone, in a disc or ring, under a J) about the size of a rank and suit."""
+    return (JOKER_INDEX, NATURAL_INDEX) if card == "JK" else (NATURAL_INDEX,)
+
+
 # ------------------------------------------------------------------ tolerances
 
 DISTANCE_TOLERANCE = 1.6  # observed / expected pair distance may be off by this factor either way
@@ -180,12 +186,15 @@ def fit_pair(a: Corner, b: Corner, others: Sequence[Corner] = ()) -> PairFit | N
     """How well two corners of one face fit the two indices of one flat card; None when they cannot,
     or when FACE_CROWD corners of `others` lie on the face they imply (two QD across a fanned hand, or
     two jokers in two meld rows one above the other)."""
-    if a.card != b.card:
+    if a.card != b.card or min(*_size(a.box), *_size(b.box)) <= 0:
         return None
+    fits = [f for geo in pair_geometries(a.card) if (f := _fit_pair_as(geo, a, b, others)) is not None]
+    return min(fits, key=lambda f: f.cost) if fits else None
+
+
+def _fit_pair_as(geo: IndexGeometry, a: Corner, b: Corner, others: Sequence[Corner]) -> PairFit | None:
+    """`fit_pair` for marks of one geometry."""
     (aw, ah), (bw, bh) = _size(a.box), _size(b.box)
-    if min(aw, ah, bw, bh) <= 0:
-        return None
-    geo = index_geometry(a.card)
     # 1. point symmetry: the same box size
     size_err = _size_error(a.box, b.box)
     smaller = a if _area(a.box) <= _area(b.box) else b
@@ -777,10 +786,11 @@ def _join_misread_pairs(
                     joins.append((pa * pb, i, j, name, None))
             face = next((n for n in (a.card, b.card) if n != "JK"), None)
             if "JK" in fits and face is not None:
-                # a mark read JK is one the model could not place, and a joker's index is taller and
-                # narrower than a face's: the card is the face where the boxes fit its index better
+                # a mark read JK is one the model could not place, and a joker's word is taller and
+                # narrower than a face's index (its star no different): the card is the face where the
+                # boxes fit its index as well
                 fit = fit_pair(replace(a, card=face), replace(b, card=face), corners)
-                if fit is not None and fit.cost < fits["JK"][1].cost:
+                if fit is not None and fit.cost <= fits["JK"][1].cost:
                     fits = {face: (max(fits.get(face, (0.0, fit))[0], fits["JK"][0]), fit)}
             joins.extend((score, i, j, name, fit) for name, (score, fit) in fits.items())
     used: set[int] = set()
