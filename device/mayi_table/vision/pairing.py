@@ -419,8 +419,8 @@ def _rectangle(
         from_rectangle = max(e1, e2) / (2 * oy)
         if abs(math.log(from_rectangle / from_boxes)) >= math.log(DISTANCE_TOLERANCE):
             continue
-        # of four boxes one may be framed askew (stretched over the big pip beside it) where the
-        # rectangle puts its centre: three well-shaped indices and that one are one card
+        # one of the three or four boxes may be framed askew (stretched over the big pip beside it)
+        # where the rectangle puts its centre: the well-shaped others fix where the card lies
         misses = sorted(_shape_error([box], cs, sn, geo) for box in boxes)
         if misses[-1] >= 1 and misses[-2] >= 1:
             continue
