@@ -197,9 +197,10 @@ def _fit_pair_as(geo: IndexGeometry, a: Corner, b: Corner, others: Sequence[Corn
     (aw, ah), (bw, bh) = _size(a.box), _size(b.box)
     # 1. point symmetry: the same box size
     size_err = _size_error(a.box, b.box)
-    smaller = a if _area(a.box) <= _area(b.box) else b
-    if size_err >= 1 and geo.crowded_size_tolerance and _touched(smaller, others, (a, b)):
-        size_err = _size_error(a.box, b.box, geo.crowded_size_tolerance)
+    if size_err >= 1 and geo.crowded_size_tolerance:
+        smaller = a if _area(a.box) <= _area(b.box) else b
+        if _touched(smaller, others, (a, b)):
+            size_err = _size_error(a.box, b.box, geo.crowded_size_tolerance)
     if size_err >= 1:
         return None
     # 2. the card's angle from the diagonal, and the index's rotated box at that angle
