@@ -636,3 +636,51 @@ def test_physical_card_fields() -> None:
 def test_nominal_geometry_is_a_standard_card() -> None:
     assert 75 < NATURAL_INDEX.pair_distance_mm < 90
     assert 45 < NATURAL_INDEX.pair_angle_deg < 60
+
+
+def _stacked(mark: Corner, away_from: Corner, share: float) -> Corner:
+    """`mark`'s box grown past its far end by `share` of its long side: the index of a card beneath
+    peeking out right beyond it, framed with it as one box."""
+    x1, y1, x2, y2 = mark.box
+    b = away_from.box
+    mx, my, ax, ay = (x1 + x2) / 2, (y1 + y2) / 2, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    if y2 - y1 >= x2 - x1:
+        grow = share * (y2 - y1)
+        y1, y2 = (y1 - grow, y2) if my < ay else (y1, y2 + grow)
+    else:
+        grow = share * (x2 - x1)
+        x1, x2 = (x1 - grow, x2) if mx < ax else (x1, x2 + grow)
+    return Corner("JK", 0.76, (x1, y1, x2, y2), (("2S", 0.1), ("2C", 0.04)))
+
+
+def test_a_pile_tops_index_boxed_with_the_one_peeking_past_it_is_that_card() -> None:
+    """petras film 1002 round 3 (the detector's boxes): Ann's KS thrown on a 2C, the 2C's index peeking
+    out right above the KS's top one; the two framed as one box 13 x 37 px read JK 0.76, the KS's
+    bottom index KS 0.56, so the referee took the throw for a joker. One KS, its two indices."""
+    stacked = Corner("JK", 0.76, (1109, 479, 1122, 516), (("2S", 0.1), ("2C", 0.04)))
+    bottom = Corner("KS", 0.56, (1180, 568, 1197, 591))
+    cards = pair_corners([stacked, bottom], (1920, 1080))
+    assert [(c.card, len(c.corners)) for c in cards] == [("KS", 2)]
+    # the card's top index is the box's stretch next to its face, not the index peeking past its edge
+    assert _contains(stacked.box, cards[0].corners[0].box) and cards[0].corners[0].box[1] > stacked.box[1]
+    assert _contains(cards[0].box, cards[0].corners[0].box) and _contains(cards[0].box, bottom.box)
+    # the same pile top at other angles, the peeking index as tall as half to all of the top card's
+    for angle in (0, 8, -8, 90, 175):
+        for share in (0.5, 0.9):
+            top, low = card_corners("KS", (600, 400), angle, confidence=(0.9, 0.56))
+            cards = pair_corners([_stacked(top, low, share), low], (1200, 800))
+            assert [(c.card, len(c.corners)) for c in cards] == [("KS", 2)], (angle, share)
+
+
+def test_a_sure_joker_or_one_lying_apart_beside_a_faces_index_stays_a_joker() -> None:
+    """A box read JK surely is a joker's word, whatever face's index lies where its card's other index
+    would; one read unsurely stays a joker where its end does not pair with the face's index: real
+    jokers beside lone indices (petras film 1002, the detector's boxes)."""
+    top, low = card_corners("KS", (600, 400), 0, confidence=(0.9, 0.56))
+    sure = replace(_stacked(top, low, 0.9), confidence=0.95)
+    assert sorted(c.card for c in pair_corners([sure, low], (1200, 800))) == ["JK", "KS"]
+    for joker, face in (
+        (Corner("JK", 0.7, (1551, 279, 1560, 310)), Corner("4C", 1.0, (1505, 251, 1515, 269))),
+        (Corner("JK", 0.7, (344, 769, 354, 801)), Corner("AH", 1.0, (256, 809, 274, 821))),
+    ):
+        assert sorted(c.card for c in pair_corners([joker, face], (1920, 1080))) == sorted(["JK", face.card])

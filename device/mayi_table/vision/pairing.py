@@ -733,6 +733,7 @@ def _grouped(
                 PhysicalCard(name, conf, box, tuple(card.corners), card.orientation, _alternatives(card.corners, name))
             )
     out = _join_misread_pairs(out, corners, image_size, edges=join_edges)
+    out = _split_stacked_marks(out, corners, image_size)
     out.sort(key=lambda c: (c.box[1], c.box[0], c.card, c.box[2], c.box[3]))
     return out
 
@@ -809,4 +810,60 @@ def _join_misread_pairs(
         orientation = fit.orientation if fit is not None else None
         box = _clip(_union(boxes), image_size)
         out.append(PhysicalCard(name, conf, box, pair, orientation, _alternatives(pair, name)))
+    return [c for k, c in enumerate(cards) if k not in used] + out
+
+
+STACK_READING_MAX = 0.9  # a mark read JK surer than this is a joker's
+STACK_AREA_MIN = 1.15  # the box read JK covers this many times a face's index at least ...
+STACK_COST_MAX = 0.35  # ... and its end nearest that index pairs with it this well (fit_pair's cost)
+
+
+def _stacked_end(mark: Box, index: Box) -> Box:
+    """The stretch of `mark` as long as `index` along the mark's long side, at the end nearest `index`."""
+    x1, y1, x2, y2 = mark
+    (iw, ih), (mx, my), (ix, iy) = _size(index), _centre(mark), _centre(index)
+    if y2 - y1 >= x2 - x1:
+        return (x1, y2 - ih, x2, y2) if iy > my else (x1, y1, x2, y1 + ih)
+    return (x2 - iw, y1, x2, y2) if ix > mx else (x1, y1, x1 + iw, y2)
+
+
+def _split_stacked_marks(
+    cards: list[PhysicalCard], corners: Sequence[Corner], image_size: tuple[int, int] | None
+) -> list[PhysicalCard]:
+    """On a pile, the index of the card beneath may peek out right past the top card's own index; the
+    detector then frames the two marks in a row as one long box, which reads like the word JOKER (a KS
+    thrown on a 2C, its top index and the 2C's boxed 13 x 37 px and read JK 0.76, so the referee took
+    the throw for a joker's; petras film 1002 round 3). A lone box read JK, not surely, whose end
+    nearest a lone index of a face pairs with that index as one card's two indices, is that card's
+    index: the card is the face, its two corners that end and the index."""
+    lone_marks = [k for k, c in enumerate(cards) if len(c.corners) == 1 and c.card == "JK"]
+    lone_faces = [k for k, c in enumerate(cards) if len(c.corners) == 1 and c.card != "JK"]
+    joins: list[tuple[float, int, int, Corner]] = []
+    for i in lone_marks:
+        mark = cards[i].corners[0]
+        if mark.confidence >= STACK_READING_MAX:
+            continue
+        for j in lone_faces:
+            index = cards[j].corners[0]
+            if _area(mark.box) < STACK_AREA_MIN * _area(index.box):
+                continue
+            end = Corner(index.card, index.confidence, _stacked_end(mark.box, index.box), index.alternatives)
+            fit = fit_pair(end, index, corners)
+            if fit is not None and fit.cost <= STACK_COST_MAX:
+                joins.append((fit.cost, i, j, end))
+    used: set[int] = set()
+    out: list[PhysicalCard] = []
+    for _cost, i, j, end in sorted(joins, key=lambda t: (t[0], t[1], t[2])):
+        if i in used or j in used:
+            continue
+        used.update((i, j))
+        face = cards[j]
+        pair = (end, face.corners[0])
+        fit = fit_pair(*pair, corners)
+        assert fit is not None
+        o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
+        box = _clip(
+            _union([end.box, face.box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())]), image_size
+        )
+        out.append(PhysicalCard(face.card, face.confidence, box, pair, fit.orientation, face.alternatives))
     return [c for k, c in enumerate(cards) if k not in used] + out
