@@ -39,7 +39,10 @@ card's two indices would lie; when one's next reading is the other's face, they 
 the face both readings make likeliest. An index read JK is a mark the model could not place: joined so
 to a corner whose next reading is JK, the card is that corner's face when their boxes fit its index
 better than a joker's (a joker's is taller and narrower). A box read JK centred on a surer box of a
-face and sharing half its area is that index read twice, and is dropped.
+face and sharing half its area is that index read twice, and is dropped. On a pile, the index of the
+card beneath may peek out right past the top card's own, the two boxed as one long box that reads like
+the word JOKER: a lone box read JK (not surely) whose end nearest a lone index of a face pairs with it
+as one card's two indices is that card's index.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
