@@ -656,7 +656,8 @@ def _stacked(mark: Corner, away_from: Corner, share: float) -> Corner:
 def test_a_pile_tops_index_boxed_with_the_one_peeking_past_it_is_that_card() -> None:
     """petras film 1002 round 3 (the detector's boxes): Ann's KS thrown on a 2C, the 2C's index peeking
     out right above the KS's top one; the two framed as one box 13 x 37 px read JK 0.76, the KS's
-    bottom index KS 0.56, so the referee took the throw for a joker. One KS, its two indices."""
+    bottom index KS 0.56, so the referee took the throw for a joker. One KS, its two indices. (The box
+    too long for the card's other index would pair with neither: see `_split_stacked_marks`.)"""
     stacked = Corner("JK", 0.76, (1109, 479, 1122, 516), (("2S", 0.1), ("2C", 0.04)))
     bottom = Corner("KS", 0.56, (1180, 568, 1197, 591))
     cards = pair_corners([stacked, bottom], (1920, 1080))
@@ -664,12 +665,22 @@ def test_a_pile_tops_index_boxed_with_the_one_peeking_past_it_is_that_card() -> 
     # the card's top index is the box's stretch next to its face, not the index peeking past its edge
     assert _contains(stacked.box, cards[0].corners[0].box) and cards[0].corners[0].box[1] > stacked.box[1]
     assert _contains(cards[0].box, cards[0].corners[0].box) and _contains(cards[0].box, bottom.box)
-    # the same pile top at other angles, the peeking index as tall as half to all of the top card's
+    # the same round: an AC on a 4C, the two top indices boxed 15 x 31 px and read AC 0.54 (4C next),
+    # its bottom index boxed 12 x 18: the AC counted twice, the referee took the second for Bob's throw
+    stacked = Corner("AC", 0.54, (1118.3, 487.3, 1133.3, 517.9), (("4C", 0.23), ("KC", 0.07)))
+    bottom = Corner("AC", 1.0, (1172.7, 584.0, 1184.4, 602.3))
+    below = Corner("5D", 0.99, (1190.5, 560.5, 1200.5, 579.0))
+    cards = pair_corners([stacked, bottom, below], (1920, 1080))
+    assert sorted((c.card, len(c.corners)) for c in cards) == [("5D", 1), ("AC", 2)]
+    # the same pile top at other angles, the peeking index as tall as half to all of the top card's,
+    # the long box read JK or the top card's face
     for angle in (0, 8, -8, 90, 175):
         for share in (0.5, 0.9):
-            top, low = card_corners("KS", (600, 400), angle, confidence=(0.9, 0.56))
-            cards = pair_corners([_stacked(top, low, share), low], (1200, 800))
-            assert [(c.card, len(c.corners)) for c in cards] == [("KS", 2)], (angle, share)
+            for reading in ("JK", "KS"):
+                top, low = card_corners("KS", (600, 400), angle, confidence=(0.9, 0.56))
+                mark = replace(_stacked(top, low, share), card=reading)
+                cards = pair_corners([mark, low], (1200, 800))
+                assert [(c.card, len(c.corners)) for c in cards] == [("KS", 2)], (angle, share, reading)
 
 
 def test_a_sure_joker_or_one_lying_apart_beside_a_faces_index_stays_a_joker() -> None:

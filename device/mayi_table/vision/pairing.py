@@ -834,23 +834,26 @@ def _split_stacked_marks(
     cards: list[PhysicalCard], corners: Sequence[Corner], image_size: tuple[int, int] | None
 ) -> list[PhysicalCard]:
     """On a pile, the index of the card beneath may peek out right past the top card's own index; the
-    detector then frames the two marks in a row as one long box, which reads like the word JOKER (a KS
-    thrown on a 2C, its top index and the 2C's boxed 13 x 37 px and read JK 0.76, so the referee took
-    the throw for a joker's; petras film 1002 round 3). A lone box read JK, not surely, whose end
-    nearest a lone index of a face pairs with that index as one card's two indices, is that card's
-    index: the card is the face, its two corners that end and the index."""
-    lone_marks = [k for k, c in enumerate(cards) if len(c.corners) == 1 and c.card == "JK"]
-    lone_faces = [k for k, c in enumerate(cards) if len(c.corners) == 1 and c.card != "JK"]
+    detector then frames the two marks in a row as one long box, too long to pair with the card's
+    other index. It reads as the top card (an AC on a 4C: AC 0.51, 4C 0.24 next, boxed 15 x 31 px
+    against its bottom index's 12 x 19, so the AC counted twice and the referee took the second for
+    a throw), or like the word JOKER (a KS thrown on a 2C, boxed 13 x 37 px and read JK 0.76, so the
+    referee took the throw for a joker's); both petras film 1002 round 3. A lone box read as a lone
+    index's face, or JK not surely, whose end nearest that index pairs with it as one card's two
+    indices, is that card's index: the card is the face, its two corners that end and the index."""
+    lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
     joins: list[tuple[float, int, int, Corner]] = []
-    for i in lone_marks:
+    for i in lone:
         mark = cards[i].corners[0]
-        if mark.confidence >= STACK_READING_MAX:
-            continue
-        for j in lone_faces:
+        for j in lone:
             index = cards[j].corners[0]
+            if index.card == "JK" or i == j:
+                continue
+            if not (mark.card == index.card or (mark.card == "JK" and mark.confidence < STACK_READING_MAX)):
+                continue
             if _area(mark.box) < STACK_AREA_MIN * _area(index.box):
                 continue
-            end = Corner(index.card, index.confidence, _stacked_end(mark.box, index.box), index.alternatives)
+            end = Corner(index.card, _reading(mark, index.card), _stacked_end(mark.box, index.box), mark.alternatives)
             fit = fit_pair(end, index, corners)
             if fit is not None and fit.cost <= STACK_COST_MAX:
                 joins.append((fit.cost, i, j, end))
@@ -860,13 +863,14 @@ def _split_stacked_marks(
         if i in used or j in used:
             continue
         used.update((i, j))
-        face = cards[j]
-        pair = (end, face.corners[0])
+        index = cards[j].corners[0]
+        pair = (end, index)
         fit = fit_pair(*pair, corners)
         assert fit is not None
         o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
         box = _clip(
-            _union([end.box, face.box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())]), image_size
+            _union([end.box, index.box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())]), image_size
         )
-        out.append(PhysicalCard(face.card, face.confidence, box, pair, fit.orientation, face.alternatives))
+        conf = max(end.confidence, index.confidence)
+        out.append(PhysicalCard(index.card, conf, box, pair, fit.orientation, _alternatives(pair, index.card)))
     return [c for k, c in enumerate(cards) if k not in used] + out
