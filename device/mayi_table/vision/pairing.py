@@ -41,8 +41,8 @@ to a corner whose next reading is JK, the card is that corner's face when their 
 better than a joker's (a joker's is taller and narrower). A box read JK centred on a surer box of a
 face and sharing half its area is that index read twice, and is dropped. On a pile, the index of the
 card beneath may peek out right past the top card's own, the two boxed as one long box that reads like
-the word JOKER: a lone box read JK (not surely) whose end nearest a lone index of a face pairs with it
-as one card's two indices is that card's index.
+the word JOKER: a lone box read as a lone index's face, or JK (not surely), whose end nearest that index
+pairs with it as one card's two indices is that card's index.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
@@ -817,7 +817,7 @@ def _join_misread_pairs(
 
 
 STACK_READING_MAX = 0.9  # a mark read JK surer than this is a joker's
-STACK_AREA_MIN = 1.15  # the box read JK covers this many times a face's index at least ...
+STACK_AREA_MIN = 1.15  # the long box covers this many times the card's other index at least ...
 STACK_COST_MAX = 0.35  # ... and its end nearest that index pairs with it this well (fit_pair's cost)
 
 
@@ -842,7 +842,7 @@ def _split_stacked_marks(
     index's face, or JK not surely, whose end nearest that index pairs with it as one card's two
     indices, is that card's index: the card is the face, its two corners that end and the index."""
     lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
-    joins: list[tuple[float, int, int, Corner]] = []
+    joins: list[tuple[float, int, int, Corner, PairFit]] = []
     for i in lone:
         mark = cards[i].corners[0]
         for j in lone:
@@ -856,17 +856,15 @@ def _split_stacked_marks(
             end = Corner(index.card, _reading(mark, index.card), _stacked_end(mark.box, index.box), mark.alternatives)
             fit = fit_pair(end, index, corners)
             if fit is not None and fit.cost <= STACK_COST_MAX:
-                joins.append((fit.cost, i, j, end))
+                joins.append((fit.cost, i, j, end, fit))
     used: set[int] = set()
     out: list[PhysicalCard] = []
-    for _cost, i, j, end in sorted(joins, key=lambda t: (t[0], t[1], t[2])):
+    for _cost, i, j, end, fit in sorted(joins, key=lambda t: (t[0], t[1], t[2])):
         if i in used or j in used:
             continue
         used.update((i, j))
         index = cards[j].corners[0]
         pair = (end, index)
-        fit = fit_pair(*pair, corners)
-        assert fit is not None
         o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
         box = _clip(
             _union([end.box, index.box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())]), image_size
