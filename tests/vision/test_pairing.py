@@ -686,7 +686,8 @@ def test_a_pile_tops_index_boxed_with_the_one_peeking_past_it_is_that_card() -> 
 def test_a_sure_joker_or_one_lying_apart_beside_a_faces_index_stays_a_joker() -> None:
     """A box read JK surely is a joker's word, whatever face's index lies where its card's other index
     would; one read unsurely stays a joker where its end does not pair with the face's index: real
-    jokers beside lone indices (petras film 1002, the detector's boxes)."""
+    jokers beside lone indices (petras film 1002, the detector's boxes). Nor is a box that is no row
+    of marks along the index's long side that index's card."""
     top, low = card_corners("KS", (600, 400), 0, confidence=(0.9, 0.56))
     sure = replace(_stacked(top, low, 0.9), confidence=0.95)
     assert sorted(c.card for c in pair_corners([sure, low], (1200, 800))) == ["JK", "KS"]
@@ -695,3 +696,9 @@ def test_a_sure_joker_or_one_lying_apart_beside_a_faces_index_stays_a_joker() ->
         (Corner("JK", 0.7, (344, 769, 354, 801)), Corner("AH", 1.0, (256, 809, 274, 821))),
     ):
         assert sorted(c.card for c in pair_corners([joker, face], (1920, 1080))) == sorted(["JK", face.card])
+    # held-out spread 45 of seed 4243 (kde-tigullio-international): a fanned 10D's index read QH 0.64
+    # in a box 34 x 31 px, lying where the QH's other index would: a box wider than tall beside a tall
+    # index is no row of two marks along it, so two cards
+    misread = Corner("QH", 0.64, (456.3, 235.8, 490.6, 267.2), (("6H", 0.18), ("10H", 0.05)))
+    queen = Corner("QH", 0.89, (546.5, 346.9, 558.0, 375.7), (("6H", 0.1),))
+    assert [c.card for c in pair_corners([misread, queen], (800, 600))] == ["QH", "QH"]

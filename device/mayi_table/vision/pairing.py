@@ -853,6 +853,9 @@ def _split_stacked_marks(
                 continue
             if _area(mark.box) < STACK_AREA_MIN * _area(index.box):
                 continue
+            (mw, mh), (iw, ih) = _size(mark.box), _size(index.box)
+            if (mh >= mw) != (ih >= iw):
+                continue  # the marks lie in a row along the index's long side (a 34 x 31 box is no such row)
             end = Corner(index.card, _reading(mark, index.card), _stacked_end(mark.box, index.box), mark.alternatives)
             fit = fit_pair(end, index, corners)
             if fit is not None and fit.cost <= STACK_COST_MAX:
