@@ -728,8 +728,7 @@ def _grouped(
         for card in _join_four_index(cards, name, corners):
             boxes = [c.box for c in card.corners]
             if card.outline is not None:
-                o = card.outline
-                boxes.append((float(o[:, 0].min()), float(o[:, 1].min()), float(o[:, 0].max()), float(o[:, 1].max())))
+                boxes.append(_outline_box(card.outline))
             conf = max(c.confidence for c in card.corners)
             box = _clip(_union(boxes), image_size)
             out.append(
@@ -804,16 +803,29 @@ def _join_misread_pairs(
         if i in used or j in used:
             continue
         used.update((i, j))
-        pair = (cards[i].corners[0], cards[j].corners[0])
-        boxes = [pair[0].box, pair[1].box]
-        if fit is not None:
-            o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
-            boxes.append((o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max()))
-        conf = max(_reading(c, name) for c in pair)
-        orientation = fit.orientation if fit is not None else None
-        box = _clip(_union(boxes), image_size)
-        out.append(PhysicalCard(name, conf, box, pair, orientation, _alternatives(pair, name)))
+        out.append(_joined_card(name, (cards[i].corners[0], cards[j].corners[0]), fit, image_size))
     return [c for k, c in enumerate(cards) if k not in used] + out
+
+
+def _outline_box(outline: np.ndarray) -> Box:
+    return (
+        float(outline[:, 0].min()),
+        float(outline[:, 1].min()),
+        float(outline[:, 0].max()),
+        float(outline[:, 1].max()),
+    )
+
+
+def _joined_card(
+    name: str, pair: tuple[Corner, Corner], fit: PairFit | None, image_size: tuple[int, int] | None
+) -> PhysicalCard:
+    """One card of `name` from two lone corners joined (`fit` None: along an edge, extent unknown)."""
+    boxes = [pair[0].box, pair[1].box]
+    if fit is not None:
+        boxes.append(_outline_box(card_outline(fit.centre, fit.orientation, fit.px_per_mm)))
+    conf = max(_reading(c, name) for c in pair)
+    orientation = fit.orientation if fit is not None else None
+    return PhysicalCard(name, conf, _clip(_union(boxes), image_size), pair, orientation, _alternatives(pair, name))
 
 
 STACK_READING_MAX = 0.9  # a mark read JK surer than this is a joker's
@@ -866,12 +878,5 @@ def _split_stacked_marks(
         if i in used or j in used:
             continue
         used.update((i, j))
-        index = cards[j].corners[0]
-        pair = (end, index)
-        o = card_outline(fit.centre, fit.orientation, fit.px_per_mm)
-        box = _clip(
-            _union([end.box, index.box, (o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max())]), image_size
-        )
-        conf = max(end.confidence, index.confidence)
-        out.append(PhysicalCard(index.card, conf, box, pair, fit.orientation, _alternatives(pair, index.card)))
+        out.append(_joined_card(cards[j].card, (end, cards[j].corners[0]), fit, image_size))
     return [c for k, c in enumerate(cards) if k not in used] + out
