@@ -302,6 +302,35 @@ def test_a_fan_of_four_index_cards_is_one_card_per_edge(angle: float) -> None:
     assert sorted(len(c.corners) for c in cards) == [2, 2, 2, 2, 4]
 
 
+@pytest.mark.parametrize("angle", [0, 40, 60, 90, 135, 180, -60])
+@pytest.mark.parametrize("cut_across", [True, False])
+def test_a_fanned_four_index_cards_partly_covered_index_still_pairs_along_its_edge(
+    angle: float, cut_across: bool
+) -> None:
+    """A fan of four-index cards where the next card covers a third of one card's bottom-left index
+    (across it or along it): the box is cut short and misses the index's shape, yet the card's edge is
+    one card (held-out Dondorf spreads: a JC's bottom-left index 12 x 33 px beside its 19 x 31 top one,
+    spread 47 of seed 2002; a JS's 14 x 37 beside 23 x 41, spread 1 of seed 4243)."""
+    meld = ["7H", "7S", "8H", "9C", "7H"]
+    fan = fan_corners(meld, (700, 500), angle, step_mm=18, four_index=True)
+    i = [k for k, c in enumerate(fan) if c.card == "8H"][1]  # its bottom-left index
+    x1, y1, x2, y2 = fan[i].box
+    fan[i] = replace(
+        fan[i], box=(x1, y1, x1 + 0.7 * (x2 - x1), y2) if cut_across else (x1, y1, x2, y1 + 0.7 * (y2 - y1))
+    )
+    cards = pair_corners(fan)
+    assert Counter(c.card for c in cards) == Counter(meld)
+
+
+def test_only_a_cut_short_index_may_miss_its_shape_along_an_edge() -> None:
+    """The looser shape is for the smaller box of the two, cut short by a card over it: two whole
+    boxes both so slender are no edge of one card."""
+    top, bottom = Corner("JC", 0.98, (340.0, 255.0, 359.0, 286.0)), Corner("JC", 0.66, (324.0, 355.0, 336.0, 388.0))
+    assert fit_side(top, bottom) is not None
+    slender_top = Corner("JC", 0.98, (343.5, 254.0, 355.5, 287.0))  # bottom's size, where top lies
+    assert fit_side(slender_top, bottom) is None
+
+
 @pytest.mark.parametrize("step_mm", [14, 20, 24])
 @pytest.mark.parametrize("angle", [0, 45, 90, 180])
 def test_duplicates_two_apart_in_a_fan_stay_two(step_mm: float, angle: float) -> None:

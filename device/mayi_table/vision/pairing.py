@@ -142,6 +142,11 @@ SCALED_SIDE_TOLERANCE = 1.25  # ... or this factor from the length the table's s
 # only a length and a line, and two cards' top indices in two meld rows lie a short edge apart on a
 # slant (two 6S read as one card, classic film 2000 round 3, shape 0.995)
 SIDE_SHAPE_LIMIT = 0.8
+# ... but a partly covered index's box is cut short across or along it, and so misses its shape more:
+# the smaller box, short of the other by more than SIZE_SLACK_PX, may miss it this much (a fanned
+# Dondorf JC's bottom-left index two thirds uncovered, 12 x 33 px beside its whole 19 x 31 top-left
+# one: shape 0.93, held-out spread 47 of seed 2002)
+COVERED_SHAPE_LIMIT = 1.5
 ANGLE_TOLERANCE = 20.0  # degrees: two pairs joined as a rectangle's opposite edges run parallel to this
 
 
@@ -302,9 +307,9 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float |
         ratio = distance / (edge_mm * (scale or px_per_mm))
         tolerance = SCALED_SIDE_TOLERANCE if scale else SIDE_DISTANCE_TOLERANCE
         dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(tolerance)
-        shape_err = _shape_error((a.box, b.box), c, s, geo)
-        if dist_err < 1 and shape_err < SIDE_SHAPE_LIMIT:
-            cost = (size_err + dist_err + shape_err) / 3
+        shape_err = _side_shape_error(a.box, b.box, c, s, geo)
+        if dist_err < 1 and shape_err < 1:
+            cost = (size_err + dist_err + shape_err * SIDE_SHAPE_LIMIT) / 3
             best = cost if best is None else min(best, cost)
     if best is None:
         return None
@@ -312,6 +317,17 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float |
     if _corners_between(_centre(a.box), _centre(b.box), 0.6 * max(aw, ah, bw, bh), others, (a, b)):
         return None
     return best
+
+
+def _side_shape_error(a: Box, b: Box, c: float, s: float, geo: IndexGeometry) -> float:
+    """How far two boxes along one edge are from an index turned to |cos| c, |sin| s: 1 at
+    SIDE_SHAPE_LIMIT, or for the smaller box, where it is cut short of the other, at
+    COVERED_SHAPE_LIMIT."""
+    whole, cut = sorted((a, b), key=_area, reverse=True)
+    (ww, wh), (cw, ch) = _size(whole), _size(cut)
+    covered = cw < ww - SIZE_SLACK_PX or ch < wh - SIZE_SLACK_PX
+    cut_limit = COVERED_SHAPE_LIMIT if covered else SIDE_SHAPE_LIMIT
+    return max(_shape_error((whole,), c, s, geo) / SIDE_SHAPE_LIMIT, _shape_error((cut,), c, s, geo) / cut_limit)
 
 
 def _corners_between(
