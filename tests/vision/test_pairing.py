@@ -216,6 +216,37 @@ def test_a_four_index_cards_index_framed_askew_is_still_that_card(shown: int, as
     assert [c.card for c in cards] == ["7S"] and len(cards[0].corners) == shown
 
 
+def test_a_four_index_cards_index_left_over_beside_the_box_framed_over_its_pip_is_that_card() -> None:
+    """A Dondorf 7S showing its four indices (held-out spread 93 of seed 2002): a box framed over the
+    big pip beside its top-left index (29 x 38 px, read 0.52) made the card's rectangle with its two
+    right-hand indices, and the top-left index it touches was left, with the bottom-left one, as an
+    edge pair of its own: two 7S where one lies."""
+    read = [
+        (1.0, (437, 251, 459, 287)),
+        (1.0, (504, 373, 525, 411)),
+        (1.0, (522, 264, 544, 302)),
+        (0.99, (419, 360, 436, 395)),
+        (0.52, (451, 255, 480, 293)),
+    ]
+    cards = pair_corners([Corner("7S", p, tuple(map(float, box))) for p, box in read])
+    assert [(c.card, len(c.corners)) for c in cards] == [("7S", 5)]
+
+
+@pytest.mark.parametrize("angle", [0, 30, 45, 90, 120, 180, -60])
+def test_an_index_beside_the_box_that_stood_in_for_it_joins_its_card(angle: float) -> None:
+    """The same at any angle (an 8D of held-out table 4 of seed 4242 too, its box over a pip read
+    0.52 and the index itself 1.0); a copy's index lying against a card's index and read as surely
+    is another card."""
+    tl, br, tr, bl = four_index_corners("8D", (600, 400), angle, 2.0, confidence=(0.99, 0.98, 0.97, 0.96))
+    t = math.radians(angle)
+    # an index's width (8 mm at 2 px/mm) along the card's width, over the pip beside the index
+    dx, dy = 16 * math.cos(t), -16 * math.sin(t)
+    pip = Corner("8D", 0.52, (tl.box[0] + dx, tl.box[1] + dy, tl.box[2] + dx, tl.box[3] + dy))
+    assert [c.card for c in pair_corners([tl, br, tr, bl, pip])] == ["8D"]
+    copy = replace(pip, confidence=0.99)
+    assert [c.card for c in pair_corners([tl, br, tr, bl, copy])] == ["8D", "8D"]
+
+
 @pytest.mark.parametrize(
     "boxes",
     [

