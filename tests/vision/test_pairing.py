@@ -353,6 +353,17 @@ def test_a_fanned_four_index_cards_partly_covered_index_still_pairs_along_its_ed
     assert Counter(c.card for c in cards) == Counter(meld)
 
 
+def test_a_misread_join_along_an_edge_needs_both_boxes_shaped_as_the_index() -> None:
+    """Two lone corners of different faces joined along a four-index card's edge by one's next
+    reading have the boxes alone to go on: the smaller one must fit the index's shape too (a held-out
+    Dondorf spread, seed 778 spread 89: a fanned 3H read 3H 0.86, 5H 0.14, joined to a 5H's top index
+    222 px away as one 5H, and the hand lost a 3H)."""
+    three = Corner("3H", 0.86, (235.0, 281.0, 257.0, 316.0), (("5H", 0.136),))
+    five = Corner("5H", 1.0, (457.0, 282.0, 487.0, 317.0))
+    cards = pair_corners([three, five], four_index=True)
+    assert sorted(c.card for c in cards) == ["3H", "5H"]
+
+
 def test_only_a_cut_short_index_may_miss_its_shape_along_an_edge() -> None:
     """The looser shape is for the smaller box of the two, cut short by a card over it: two whole
     boxes both so slender are no edge of one card."""

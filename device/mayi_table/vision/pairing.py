@@ -281,11 +281,14 @@ def _shape_error(boxes: Sequence[Box], c: float, s: float, geo: IndexGeometry) -
     return miss / SHAPE_TOLERANCE
 
 
-def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float | None = None) -> float | None:
+def fit_side(
+    a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float | None = None, covered: bool = True
+) -> float | None:
     """The cost (0 .. 1) of two corners of one face being two indices along one edge of a four-index
     card (top-left and bottom-left, or top-left and top-right); None when they cannot be, or when
     another corner in `others` lies between them. `scale`: the table's pixels per mm, where known
-    from its cards' diagonals (else the boxes' size gives it, more loosely)."""
+    from its cards' diagonals (else the boxes' size gives it, more loosely). `covered`: whether the
+    smaller box, cut short of the other, may be a partly covered index (COVERED_SHAPE_LIMIT)."""
     if a.card != b.card or min(*_size(a.box), *_size(b.box)) <= 0:
         return None
     size_err = _size_error(a.box, b.box)
@@ -307,7 +310,7 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float |
         ratio = distance / (edge_mm * (scale or px_per_mm))
         tolerance = SCALED_SIDE_TOLERANCE if scale else SIDE_DISTANCE_TOLERANCE
         dist_err = abs(math.log(max(ratio, 1e-9))) / math.log(tolerance)
-        shape_err = _side_shape_error(a.box, b.box, c, s, geo)
+        shape_err = _side_shape_error(a.box, b.box, c, s, geo, covered)
         if dist_err < 1 and shape_err < 1:
             cost = (size_err + dist_err + shape_err * SIDE_SHAPE_LIMIT) / 3
             best = cost if best is None else min(best, cost)
@@ -319,14 +322,14 @@ def fit_side(a: Corner, b: Corner, others: Sequence[Corner] = (), scale: float |
     return best
 
 
-def _side_shape_error(a: Box, b: Box, c: float, s: float, geo: IndexGeometry) -> float:
+def _side_shape_error(a: Box, b: Box, c: float, s: float, geo: IndexGeometry, covered: bool = True) -> float:
     """How far two boxes along one edge are from an index turned to |cos| c, |sin| s: 1 at
     SIDE_SHAPE_LIMIT, or for the smaller box, where it is cut short of the other, at
     COVERED_SHAPE_LIMIT."""
     whole, cut = sorted((a, b), key=_area, reverse=True)
     (ww, wh), (cw, ch) = _size(whole), _size(cut)
-    covered = cw < ww - SIZE_SLACK_PX or ch < wh - SIZE_SLACK_PX
-    cut_limit = COVERED_SHAPE_LIMIT if covered else SIDE_SHAPE_LIMIT
+    cut_short = cw < ww - SIZE_SLACK_PX or ch < wh - SIZE_SLACK_PX
+    cut_limit = COVERED_SHAPE_LIMIT if covered and cut_short else SIDE_SHAPE_LIMIT
     return max(_shape_error((whole,), c, s, geo) / SIDE_SHAPE_LIMIT, _shape_error((cut,), c, s, geo) / cut_limit)
 
 
@@ -825,7 +828,10 @@ def _join_misread_pairs(
                 fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)
                 if fit is not None:
                     fits[name] = (pa * pb, fit)
-                elif edges and fit_side(replace(a, card=name), replace(b, card=name), corners) is not None:
+                # two readings and a cut-short box are too little: the boxes must both fit the index
+                elif (
+                    edges and fit_side(replace(a, card=name), replace(b, card=name), corners, covered=False) is not None
+                ):
                     joins.append((pa * pb, i, j, name, None))
             face = next((n for n in (a.card, b.card) if n != "JK"), None)
             if "JK" in fits and face is not None:
