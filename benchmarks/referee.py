@@ -10,11 +10,14 @@ differ must have at least one flag; a silent mismatch makes the run exit with st
     .venv/bin/python benchmarks/referee.py --profiles classic --films 8 --rounds 1 --show-flags  # one round to debug
     .venv/bin/python benchmarks/referee.py --recognizer onnx --jobs 2 --threads 1     # the profiles side by side
     .venv/bin/python benchmarks/referee.py --recognizer onnx --jobs 2 --threads 1 --faint --cards-cache /tmp/cards
+    .venv/bin/python benchmarks/referee.py --recognizer onnx --jobs 2 --threads 1 --faint --jokers-shown --films 1002
 
 `--faint` passes the classifier's readings from 0.25 to the referee as faint ones (as the device does with
 `reading.faint_from`), which it takes only where the rules settle them. `--cards-cache DIR` keeps the
 recogniser's cards per film (readings from 0.25, so runs with and without `--faint` share it): a second
-run over the same films with another referee only renders and referees (about half the time). Its cards'
+run over the same films with another referee only renders and referees (about half the time).
+`--jokers-shown` shows the recogniser each film deck's jokers before the film, as a family shows the
+device its deck's jokers once on a game night (`mayi-table learn-jokers`; a cache of its own). Its cards'
 named corners are grouped into cards anew on each run, so the cache serves other grouping rules too.
 The still view (a still table is read once, as on the device) decides before the cache is asked, so
 the cache only holds frames the recogniser read.
@@ -53,8 +56,11 @@ from mayi_table.rules.record import as_observed  # noqa: E402
 from mayi_table.table.journal import Journal  # noqa: E402
 from mayi_table.table.referee import Referee  # noqa: E402
 from mayi_table.vision.classes import PhysicalCard  # noqa: E402
+from mayi_table.vision.evaluate import JOKERS_SEED  # noqa: E402
 from mayi_table.vision.pairing import pair_corners  # noqa: E402
+from mayi_table.vision.render.faces import Design  # noqa: E402
 from mayi_table.vision.render.game import ButtonPress, FilmFrame, GameFilm, oracle_cards  # noqa: E402
+from mayi_table.vision.render.scene import render_jokers  # noqa: E402
 from mayi_table.vision.table_reading import TableReader  # noqa: E402
 
 Recognise = Callable[[FilmFrame], list[PhysicalCard]]
@@ -186,13 +192,30 @@ def host_corrects(journal: Journal, truth: list[Event]) -> None:
         journal.dismiss(f.seq, "corrected by the host", source="tablet")
 
 
-def _recogniser(kind: str, model_dir: Path, threads: int | None = None, min_reading: float = 0.5) -> Recognise:
+class _ModelReader:
+    """The recogniser on a film's frames; shown the film deck's jokers first where the run asks, as a
+    family shows the device its deck's jokers once (`mayi-table learn-jokers`)."""
+
+    def __init__(self, kind: str, model_dir: Path, threads: int | None, min_reading: float) -> None:
+        from mayi_table.vision.recognize import Recognizer
+
+        self.rec = Recognizer(model_dir, kind, threads=threads, min_confidence=min_reading)
+
+    def show_jokers(self, design: Design) -> None:
+        """Learn the deck's jokers from a frame of them alone (the frame `mayi-table evaluate
+        --jokers-shown` learns from)."""
+        self.rec.jokers = self.rec.learn_jokers([render_jokers(JOKERS_SEED, design).image])
+
+    def __call__(self, frame: FilmFrame) -> list[PhysicalCard]:
+        return self.rec.recognize(frame.image)
+
+
+def _recogniser(
+    kind: str, model_dir: Path, threads: int | None = None, min_reading: float = 0.5
+) -> Recognise | _ModelReader:
     if kind == "oracle":
         return lambda frame: oracle_cards(frame.labels)
-    from mayi_table.vision.recognize import Recognizer
-
-    rec = Recognizer(model_dir, kind, threads=threads, min_confidence=min_reading)
-    return lambda frame: rec.recognize(frame.image)
+    return _ModelReader(kind, model_dir, threads, min_reading)
 
 
 class _FrameReader:
@@ -272,7 +295,7 @@ def _cached(recognise: Recognise, path: Path) -> tuple[Recognise, Callable[[], N
 
 
 def _run_profile(
-    profile: str, args: argparse.Namespace, size: tuple[int, int], recognise: Recognise | None = None
+    profile: str, args: argparse.Namespace, size: tuple[int, int], recognise: Recognise | _ModelReader | None = None
 ) -> tuple[list[RoundOutcome], int, float]:
     """One profile's games: (round outcomes, frames, seconds); a process of its own opens its recogniser."""
     if recognise is None:
@@ -299,9 +322,12 @@ def _run_profile(
         def flag_line(reason: str, seed: int = seed) -> None:
             print(f"{profile:8} game {seed:5} flag: {reason}", file=sys.stderr, flush=True)
 
+        if args.jokers_shown and isinstance(recognise, _ModelReader):
+            recognise.show_jokers(film.design)
         read, save = recognise, (lambda: None)
         if args.cards_cache is not None and args.recognizer != "oracle":
             name = f"{args.recognizer}-{profile}-{seed}-{size[0]}x{size[1]}{'-held-out' if args.held_out else ''}"
+            name += "-jokers-shown" if args.jokers_shown else ""
             read, save = _cached(recognise, args.cards_cache / f"{name}-from{_lowest_reading(args)}.pkl")
         if args.recognizer != "oracle":
             read = _still(read)
@@ -371,6 +397,11 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         help="keep the recogniser's cards per film in this folder and reuse them (same model only)",
+    )
+    ap.add_argument(
+        "--jokers-shown",
+        action="store_true",
+        help="show the recogniser each film deck's jokers first, as a family does once (learn-jokers)",
     )
     ap.add_argument(
         "--no-host",

@@ -60,3 +60,17 @@ def test_after_a_wrong_round_the_next_is_measured_on_its_own(tmp_path: Path) -> 
     assert with_host.rounds[0].flags > 0
     alone = bench.play_film(film, misread_round_one, tmp_path / "alone.sqlite3", 3, host=False)
     assert [o.exact for o in alone.rounds] == [False, False]
+
+
+def test_the_model_reader_is_shown_the_film_decks_jokers_as_a_family_shows_them() -> None:
+    """`--jokers-shown`: before a film, the recogniser learns the film deck's jokers from a frame of
+    them alone (as `mayi-table learn-jokers` does on a game night), with its own classifier."""
+    bench = _bench()
+    models = Path(__file__).resolve().parents[2] / "vision_models"
+    reader = bench._ModelReader("onnx", models, 1, 0.25)
+    assert reader.rec.jokers is None
+    film = GameFilm("classic", 9, size=(960, 540), steady_frames=4, arm_frames=1, stop_after_round=1)
+    reader.show_jokers(film.design)
+    assert reader.rec.jokers is not None
+    assert reader.rec.jokers.classifier == reader.rec.classifier_id
+    assert len(reader.rec.jokers.features) >= 2  # both jokers' marks at least
