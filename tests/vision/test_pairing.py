@@ -247,6 +247,20 @@ def test_an_index_beside_the_box_that_stood_in_for_it_joins_its_card(angle: floa
     assert [c.card for c in pair_corners([tl, br, tr, bl, copy])] == ["8D", "8D"]
 
 
+@pytest.mark.parametrize(("angle", "stretch"), [(0, 2.3), (0, 2.6), (180, 2.6), (-60, 2.3), (-60, 2.6)])
+def test_four_indices_that_make_one_card_only_all_together_are_one_card(angle: float, stretch: float) -> None:
+    """A four-index card whose bottom-left box is stretched over the pips towards its middle (an 8C of
+    held-out table 14 of seed 9000, 25 x 32 px where its index is 25 x 14): no two of its groups make
+    the card's rectangle (the askew box lies by the corner three others complete, on that rectangle's
+    edge), but all four do, and they are one card."""
+    tl, br, tr, bl = four_index_corners("8C", (700, 500), angle, 2.0, confidence=(1.0, 1.0, 1.0, 0.73))
+    x1, y1, x2, y2 = bl.box
+    h = y2 - y1
+    askew = (x1, y1 - (stretch - 1) * h, x2, y2) if (y1 + y2) / 2 > 500 else (x1, y1, x2, y2 + (stretch - 1) * h)
+    cards = pair_corners([tl, br, tr, replace(bl, box=askew)])
+    assert [(c.card, len(c.corners)) for c in cards] == [("8C", 4)]
+
+
 @pytest.mark.parametrize(
     "boxes",
     [

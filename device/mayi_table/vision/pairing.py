@@ -58,6 +58,7 @@ Everything is plain numpy and deterministic: the result does not depend on the d
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -604,35 +605,49 @@ def _beside_a_rectangle(corners: list[Corner], name: str, others: Sequence[Corne
 
 def _join_four_index(cards: list[_Card], name: str, others: Sequence[Corner]) -> list[_Card]:
     """Join pairs (and a pair and a lone corner, three corners and the fourth) that are indices of one
-    four-index card."""
-    joined = True
-    while joined:
-        joined = False
-        for i in range(len(cards)):
-            for j in range(i + 1, len(cards)):
-                a, b = cards[i], cards[j]
-                joint = a.corners + b.corners
-                if len(joint) not in (3, 4, 5):
-                    continue
-                if len(joint) == 5:
-                    orientation = _beside_a_rectangle(joint, name, others)
-                else:
-                    orientation = _as_rectangle(joint, name, others)
-                if orientation is None:
-                    continue
-                fits = all(_fits_rectangle(c, joint) for c in (a, b))
-                if not fits and not _opposite_edges(a, b):
-                    continue
-                keep = a if a.outline is not None else b
-                # pairs that are the rectangle's edges were turned as smaller cards' diagonals
-                keep_orientation = keep.orientation if fits and keep.orientation is not None else orientation
-                cards[i] = _Card(joint, keep_orientation, keep.outline)
-                del cards[j]
-                joined = True
-                break
-            if joined:
-                break
+    four-index card; then three cards that make one card's four indices together where no two of them
+    did (a pair and two lone corners, one of them framed askew: with the pair and the other lone
+    corner, the askew box lay by the corner the rectangle completes and counted as another index on
+    its edge; an 8C of held-out table 14 of seed 9000)."""
+    while (join := _next_join(cards, name, others)) is not None:
+        parts, card = join
+        cards[parts[0]] = card
+        for k in sorted(parts[1:], reverse=True):
+            del cards[k]
     return cards
+
+
+def _next_join(cards: list[_Card], name: str, others: Sequence[Corner]) -> tuple[tuple[int, ...], _Card] | None:
+    """The first cards (their places) that are one four-index card, and that card."""
+    for i in range(len(cards)):
+        for j in range(i + 1, len(cards)):
+            a, b = cards[i], cards[j]
+            joint = a.corners + b.corners
+            if len(joint) not in (3, 4, 5):
+                continue
+            if len(joint) == 5:
+                orientation = _beside_a_rectangle(joint, name, others)
+            else:
+                orientation = _as_rectangle(joint, name, others)
+            if orientation is None:
+                continue
+            fits = all(_fits_rectangle(c, joint) for c in (a, b))
+            if not fits and not _opposite_edges(a, b):
+                continue
+            keep = a if a.outline is not None else b
+            # pairs that are the rectangle's edges were turned as smaller cards' diagonals
+            keep_orientation = keep.orientation if fits and keep.orientation is not None else orientation
+            return (i, j), _Card(joint, keep_orientation, keep.outline)
+    for parts in itertools.combinations(range(len(cards)), 3):
+        three = [cards[k] for k in parts]
+        joint = [c for card in three for c in card.corners]
+        if len(joint) != 4 or (orientation := _as_rectangle(joint, name, others)) is None:
+            continue
+        if not all(_fits_rectangle(c, joint) for c in three):
+            continue
+        keep = next((c for c in three if c.outline is not None), three[0])
+        return parts, _Card(joint, keep.orientation if keep.orientation is not None else orientation, keep.outline)
+    return None
 
 
 def _alternatives(corners: Sequence[Corner], name: str) -> Readings:
