@@ -281,6 +281,24 @@ def test_another_index_by_a_covered_corner_does_not_split_three_seen_indices(ang
     assert Counter(c.card for c in cards)["KS"] > 1
 
 
+@pytest.mark.parametrize("angle", [0, 30, 90, 180, -60])
+@pytest.mark.parametrize("out_by", [0.7, 0.9])
+def test_a_neighbours_index_just_past_a_four_index_cards_edge_does_not_split_it(angle: float, out_by: float) -> None:
+    """A four-index card in a meld showing all four indices, the next card's index lying just past its
+    bottom edge (a 2H with a 9D's index 13 px out, held-out table 11 of seed 777): one card. Past the
+    edge lies another card, not a copy fanned over this one."""
+    tl, br, tr, bl = four_index_corners("2H", (700, 500), angle, 2.0)
+    (ax, ay), (bx, by) = (((c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2) for c in (bl, br))
+    mx, my = (ax + bx) / 2, (ay + by) / 2
+    away = math.hypot(mx - 700, my - 500)
+    w, h = tl.box[2] - tl.box[0], tl.box[3] - tl.box[1]
+    out = out_by * 0.6 * max(w, h)  # a share of the reach along an edge within which an index counts
+    x, y = mx + out * (mx - 700) / away, my + out * (my - 500) / away
+    neighbour = replace(tl, card="9D", box=(x - w / 2, y - h / 2, x + w / 2, y + h / 2))
+    cards = pair_corners([tl, br, tr, bl, neighbour])
+    assert sorted((c.card, len(c.corners)) for c in cards) == [("2H", 4), ("9D", 1)]
+
+
 @pytest.mark.parametrize(
     "boxes",
     [

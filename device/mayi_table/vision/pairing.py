@@ -335,9 +335,16 @@ def _side_shape_error(a: Box, b: Box, c: float, s: float, geo: IndexGeometry, co
 
 
 def _corners_between(
-    p: tuple[float, float], q: tuple[float, float], reach: float, others: Sequence[Corner], skip: Sequence[Corner]
+    p: tuple[float, float],
+    q: tuple[float, float],
+    reach: float,
+    others: Sequence[Corner],
+    skip: Sequence[Corner],
+    inside: tuple[float, float] | None = None,
 ) -> int:
-    """How many corners (other than `skip`) lie within `reach` of the middle 70% of the segment p-q."""
+    """How many corners (other than `skip`) lie within `reach` of the middle 70% of the segment p-q;
+    with `inside` (a point on the card's side of that edge), those on the far side count only within
+    half of it."""
     length2 = (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
     count = 0
     if length2 <= 0:
@@ -347,7 +354,11 @@ def _corners_between(
             continue
         x, y = _centre(o.box)
         t = ((x - p[0]) * (q[0] - p[0]) + (y - p[1]) * (q[1] - p[1])) / length2
-        if 0.15 < t < 0.85 and math.hypot(p[0] + t * (q[0] - p[0]) - x, p[1] + t * (q[1] - p[1]) - y) < reach:
+        fx, fy = p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])  # the foot on the edge
+        limit = reach
+        if inside is not None and (x - fx) * (inside[0] - fx) + (y - fy) * (inside[1] - fy) < 0:
+            limit = reach / 2
+        if 0.15 < t < 0.85 and math.hypot(fx - x, fy - y) < limit:
             count += 1
     return count
 
@@ -451,10 +462,13 @@ def _rectangle(
             continue
         reach = 0.6 * max(max(_size(box)) for box in boxes)
         # only between two indices seen: a card lying over the fourth, completed one may show its own
-        # index along the edges to it (a KS's covered corner, held-out table 7 of seed 777)
+        # index along the edges to it (a KS's covered corner, held-out table 7 of seed 777); and
+        # beyond an edge, the card ends: a neighbour's index there, out past half the reach, is no
+        # copy fanned over it (a meld's next card, 13 px past a 2H's bottom edge, table 11 of seed 777)
         edges = ((0, m_c), (m_c, k), (k, m_d), (m_d, 0))
+        middle = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
         if any(
-            _corners_between(points[p], points[q], reach, others, corners)
+            _corners_between(points[p], points[q], reach, others, corners, inside=middle)
             for p, q in edges
             if p < len(corners) and q < len(corners)
         ):
