@@ -27,7 +27,12 @@ corners form the rectangle of one card's indices (or a pair and a corner that ma
 corners, or those three and the fourth) become one card when a diagonal pair among them is one of the
 rectangle's diagonals (else the pair's diagonal would be the rectangle's edge: another copy's index
 lies where the fourth corner would), or when the two pairs are its opposite edges, parallel (with boxes
-a few pixels off, the matching can take a card's two long edges for two smaller cards' diagonals). Edge pairs
+a few pixels off, the matching can take a card's two long edges for two smaller cards' diagonals).
+Three such groups join where only all three make the rectangle, and an index left touching a box that
+stood in for it (framed over the pip beside it, read less surely) joins the card too. Other indices
+count against a rectangle only between two indices seen (a card over a covered corner shows its own
+there) and, past an edge, only close to it (a meld's next card shows its index just beyond). An edge
+pair's smaller box, cut short by a card over it, may miss the index's shape more. Edge pairs
 count where the table shows such a deck, that is where some card shows three or four of its indices (a
 fan's top card, the pile's top card), or where their length fits the table's scale measured on its
 cards' diagonals: with two-index decks, two copies in two overlapping meld runs (8C-QC above 9C-QC,
@@ -46,7 +51,9 @@ pairs with it as one card's two indices is that card's index.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
-that card, whose two corners were paired, is its picture and not a second copy.
+that card, whose two corners were paired, is its picture and not a second copy. Two boxes of one face
+lying one on the other are one index found twice (sharing half the smaller one; a tenth, where both are
+long and thin as an index square to the frame, whose box fits it closely).
 
 Only axis-aligned boxes are known, so two *same-facing* copies of one face lying about a card's diagonal
 apart can still be taken for one card; the indices' pixels are too small (about 12 x 30 px) to tell a
