@@ -635,10 +635,10 @@ def _beside_a_rectangle(corners: list[Corner], name: str, others: Sequence[Corne
     geo = index_geometry(name)
     for k, extra in enumerate(corners):
         four = corners[:k] + corners[k + 1 :]
-        beside = [o for o in others if o is not extra]  # it lies along the card's edge, by its index
         # a box framed over a pip reads its card less surely than the index itself
         if not any(_touched(extra, [c], ()) and c.confidence < extra.confidence for c in four):
             continue
+        beside = [o for o in others if o is not extra]  # it lies along the card's edge, by its index
         orientation = _rectangle([_centre(c.box) for c in four], four, geo, beside)
         if orientation is not None:
             return orientation
