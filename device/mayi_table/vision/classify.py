@@ -38,6 +38,15 @@ ALTERNATIVES = 3  # ... this many at most
 # seeds 1234, 5000 and 6000, with the real photos: a webcam's wood-grain table taken for shaken halved
 # a sure KD's reading)
 SURE_ALONE = 0.9
+# A discard pile's cards lie a few mm apart, so the index of the card beneath peeks out right past the
+# top card's own and the detector may frame the two as one long box, which no card reads surely (an 8C
+# over a 9H read 2C 0.33, petras film 1002). A box read under STACKED_SURE and this much longer than
+# the frame's surely read indices of its breadth is read again at each end, an index long; an end read
+# STACKED_SURE or surer is that index.
+STACKED_LENGTH = 1.35
+STACKED_SURE = 0.9
+STACKED_BREADTH = 1.3  # indices "of its breadth": the shorter sides within this ratio
+STACKED_PAD = 1.1  # an end is this many of those indices' median length long
 
 
 def index_views(image_bgr: np.ndarray, box: Box, size: int = CROP_SIZE) -> list[np.ndarray]:
@@ -181,13 +190,67 @@ class IndexClassifier:
         """The corners renamed by the classifier (read in `sharpened` too, and told the deck's jokers:
         see `read`); false alarms, readings under `min_confidence` and boxes on part of an index already
         read dropped."""
-        named = self.read(image_bgr, [c.box for c in corners], sharpened, jokers)
+        boxes = [c.box for c in corners]
+        named = self.read(image_bgr, boxes, sharpened, jokers)
+        boxes, named = self.read_stacked(image_bgr, boxes, named, sharpened, jokers)
         read = [
-            Corner(name, conf, c.box, others)
-            for c, (name, conf, others) in zip(corners, named)
+            Corner(name, conf, box, others)
+            for box, (name, conf, others) in zip(boxes, named)
             if name != NONE and conf >= min_confidence
         ]
         return drop_nested(read)
+
+    def read_stacked(
+        self,
+        image_bgr: np.ndarray,
+        boxes: Sequence[Box],
+        named: Sequence[tuple[str, float, Readings]],
+        sharpened: np.ndarray | None = None,
+        jokers: JokerMarks | None = None,
+    ) -> tuple[list[Box], list[tuple[str, float, Readings]]]:
+        """The boxes and their readings, a box that may frame two stacked indices (see STACKED_LENGTH)
+        replaced by the end of it that reads surely."""
+        read_surely = [box for box, (name, conf, _) in zip(boxes, named) if conf >= STACKED_SURE and name != NONE]
+        sure = [box for box, (name, conf, _) in zip(boxes, named) if conf >= STACKED_SURE and name not in (NONE, "JK")]
+        boxes, named = list(boxes), list(named)
+        for i, (box, (_, conf, _)) in enumerate(zip(boxes, named)):
+            if conf >= STACKED_SURE:
+                continue
+            # an end lying on an index another box already reads surely is that box's index, framed looser
+            ends = [
+                end
+                for end in stacked_ends(box, sure)
+                if all(inside_share(end, other) < NESTED_SHARE for other in read_surely)
+            ]
+            if not ends:
+                continue
+            reads = self.read(image_bgr, ends, sharpened, jokers)
+            best = max(range(len(ends)), key=lambda k: reads[k][1] if reads[k][0] != NONE else 0.0)
+            if reads[best][0] != NONE and reads[best][1] >= STACKED_SURE:
+                boxes[i], named[i] = ends[best], reads[best]
+        return boxes, named
+
+
+def stacked_ends(box: Box, sure: Sequence[Box]) -> list[Box]:
+    """The two ends of `box`, each as long as the surely read indices `sure` of its breadth, where it
+    is STACKED_LENGTH times longer than they are (else none)."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    short, long = min(w, h), max(w, h)
+    lengths = [
+        max(b[2] - b[0], b[3] - b[1])
+        for b in sure
+        if short / STACKED_BREADTH <= min(b[2] - b[0], b[3] - b[1]) <= short * STACKED_BREADTH
+    ]
+    if len(lengths) < 2:
+        return []
+    length = float(np.median(lengths))
+    if long < STACKED_LENGTH * length:
+        return []
+    end = min(long, STACKED_PAD * length)
+    x1, y1, x2, y2 = box
+    if h >= w:
+        return [(x1, y1, x2, y1 + end), (x1, y2 - end, x2, y2)]
+    return [(x1, y1, x1 + end, y2), (x2 - end, y1, x2, y2)]
 
 
 NESTED_SHARE = 0.6  # a box lying this much inside another is part of the same index
