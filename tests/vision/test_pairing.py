@@ -572,6 +572,45 @@ def test_a_nine_whose_other_index_reads_six_is_one_card(angle: float) -> None:
     assert Counter(c.card for c in other) == Counter({"9H": 1, "6S": 1})
 
 
+def test_a_six_and_a_nine_closer_than_a_cards_diagonal_at_the_tables_scale_stay_two() -> None:
+    """Petras film 1002, round 6 (Cy's melds, seen from across the table): a run's 6C showing one index
+    lies below and beside the 9C of the set in the row above, 0.6 of a card's diagonal apart, where
+    the boxes' size alone lets a 6 and a 9 of one suit pass for one card (a 6 upside down is a 9): the
+    run lost its 6C. The table's cards seen by their diagonals (the laid-off 9S, the pile's 3S) give
+    its scale, and the two stay two; a 9 whose other index reads 6 at that scale is one card."""
+    seen = [  # the frame's every corner (the pile's 3S, 3S and JC far off), as the recogniser read them
+        ("9S", 1.0, (1412.2, 129.3, 1423.3, 148.4)),
+        ("9S", 1.0, (1470.6, 212.2, 1481.1, 230.5)),
+        ("6C", 0.999, (1537.1, 254.2, 1547.0, 272.3)),
+        ("9C", 1.0, (1493.1, 211.3, 1504.2, 230.3)),
+        ("9C", 1.0, (1516.6, 212.5, 1528.0, 231.5)),
+        ("9D", 1.0, (1538.9, 212.5, 1550.0, 231.5)),
+        ("9H", 1.0, (1564.8, 213.4, 1575.5, 231.4)),
+        ("9S", 0.998, (1586.2, 213.6, 1596.9, 234.1)),
+        ("JK", 0.941, (1585.5, 235.4, 1594.6, 270.1)),
+        ("7C", 1.0, (1515.6, 253.1, 1525.0, 272.3)),
+        ("5C", 1.0, (1560.0, 253.7, 1570.1, 271.3)),
+        ("JK", 0.999, (1533.7, 281.9, 1541.7, 311.4)),
+        ("5S", 1.0, (1505.5, 292.8, 1515.6, 311.4)),
+        ("2S", 0.999, (1578.3, 293.6, 1588.5, 311.8)),
+        ("3S", 1.0, (1553.4, 294.2, 1562.7, 312.3)),
+        ("3S", 0.949, (1124.1, 485.2, 1135.9, 505.9)),
+        ("3S", 0.997, (1171.5, 572.9, 1185.6, 595.7)),
+        ("JC", 0.99, (1112.1, 500.3, 1124.7, 521.2)),
+    ]
+    corners = [Corner(card, p, box) for card, p, box in seen]
+    cards = Counter(c.card for c in pair_corners(corners, (1920, 1080)))
+    assert cards["6C"] == 1 and cards["9C"] == 2
+    # a 9H whose upper index reads 6H: one card where two cards elsewhere give the table's scale as its
+    # own, two where they give one 1.5 times larger
+    tl, br = card_corners("9H", (600, 500), 20.0, 2.0)
+    pair = [replace(tl, card="6H", confidence=0.61, alternatives=()), replace(br, confidence=0.999)]
+    for px_per_mm, nines in ((2.0, 1), (3.0, 2)):
+        table = [*card_corners("KD", (200, 250), 0.0, px_per_mm), *card_corners("4S", (1100, 250), 90.0, px_per_mm)]
+        got = Counter(c.card for c in pair_corners(pair + table))
+        assert got["9H"] + got["6H"] == nines and got["KD"] == got["4S"] == 1
+
+
 @pytest.mark.parametrize("angle", [0.0, 30.0, 180.0])
 def test_a_four_index_cards_misread_edge_index_is_joined_by_its_next_reading(angle: float) -> None:
     """A fan of a four-index deck (held-out Dondorf theme, spread 14 of `mayi-table evaluate`): a 2H

@@ -41,7 +41,8 @@ that scale.
 
 A card's second index misread as another face leaves two lone corners of different faces where one
 card's two indices would lie; when one's next reading is the other's face, they are one card, named by
-the face both readings make likeliest. An index read JK is a mark the model could not place: joined so
+the face both readings make likeliest (where two or more cards seen by their diagonals give the table's
+scale, only at that scale, within 1.25 times: the boxes' size alone lets a much shorter diagonal pass). An index read JK is a mark the model could not place: joined so
 to a corner whose next reading is JK, the card is that corner's face when their boxes fit its index
 better than a joker's (a joker's is taller and narrower). A box read JK centred on a surer box of a
 face and sharing half its area is that index read twice, and is dropped. On a pile, the index of the
@@ -840,6 +841,13 @@ def _grouped(
 
 
 JOIN_MIN = 0.1  # a corner's next reading at least this likely may name the card it shares with another
+JOIN_SCALE_CARDS = 2  # cards seen by their diagonal that give the table's scale for such a join ...
+JOIN_SCALE_TOLERANCE = 1.25  # ... which its own scale may miss by this factor either way
+
+
+def _at_scale(fit: PairFit, table_scale: float) -> bool:
+    """Whether a pair's scale (pixels per mm) is the table's, within JOIN_SCALE_TOLERANCE."""
+    return abs(math.log(fit.px_per_mm / table_scale)) <= math.log(JOIN_SCALE_TOLERANCE)
 
 
 def _reading(corner: Corner, name: str) -> float:
@@ -868,6 +876,11 @@ def _join_misread_pairs(
     join the same way (a fanned Dondorf 2H whose upside-down bottom-left index read 2C 0.53, 2H 0.18)."""
     lone = [k for k, c in enumerate(cards) if len(c.corners) == 1]
     joins: list[tuple[float, int, int, str, PairFit | None]] = []  # a join along an edge has no fit
+    # two misread corners must lie a card's diagonal apart at the table's scale where its cards show it:
+    # the size of the boxes alone lets a far shorter diagonal pass (a meld's 6C paired with the 9C of
+    # the row above, 0.6 of a card's diagonal apart, petras film 1002 round 6)
+    scales = [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
+    table_scale = float(np.median(scales)) if len(scales) >= JOIN_SCALE_CARDS else None
     for x, i in enumerate(lone):
         for j in lone[x + 1 :]:
             a, b = cards[i].corners[0], cards[j].corners[0]
@@ -883,6 +896,8 @@ def _join_misread_pairs(
                 if min(pa, pb) < JOIN_MIN:
                     continue
                 fit = fit_pair(replace(a, card=name), replace(b, card=name), corners)
+                if fit is not None and table_scale is not None and not _at_scale(fit, table_scale):
+                    continue
                 if fit is not None:
                     fits[name] = (pa * pb, fit)
                 # two readings and a cut-short box are too little: the boxes must both fit the index
