@@ -42,13 +42,14 @@ that scale.
 A card's second index misread as another face leaves two lone corners of different faces where one
 card's two indices would lie; when one's next reading is the other's face, they are one card, named by
 the face both readings make likeliest (where two or more cards seen by their diagonals give the table's
-scale, only at that scale, within 1.25 times: the boxes' size alone lets a much shorter diagonal pass). An index read JK is a mark the model could not place: joined so
-to a corner whose next reading is JK, the card is that corner's face when their boxes fit its index
-better than a joker's (a joker's is taller and narrower). A box read JK centred on a surer box of a
-face and sharing half its area is that index read twice, and is dropped. On a pile, the index of the
-card beneath may peek out right past the top card's own, the two boxed as one long box that reads like
-the word JOKER: a lone box read as a lone index's face, or JK (not surely), whose end nearest that index
-pairs with it as one card's two indices is that card's index.
+scale, only at that scale, within 1.25 times: the boxes' size alone lets a much shorter diagonal pass).
+An index read JK is a mark the model could not place: joined so to a corner whose next reading is JK,
+the card is that corner's face when their boxes fit its index better than a joker's (a joker's is
+taller and narrower). A box read JK centred on a surer box of a face and sharing half its area is that
+index read twice, and is dropped. On a pile, the index of the card beneath may peek out right past the
+top card's own, the two boxed as one long box that reads like the word JOKER: a lone box read as a
+lone index's face, or JK (not surely), whose end nearest that index pairs with it as one card's two
+indices is that card's index.
 
 Court cards and jokers of many decks print a big rank and suit (or "JK") in the middle of the face,
 which the detector takes for one more index. A lone mark of a card's own face lying in the middle of
