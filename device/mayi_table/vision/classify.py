@@ -210,8 +210,9 @@ class IndexClassifier:
     ) -> tuple[list[Box], list[tuple[str, float, Readings]]]:
         """The boxes and their readings, a box that may frame two stacked indices (see STACKED_LENGTH)
         replaced by the end of it that reads surely."""
-        read_surely = [box for box, (name, conf, _) in zip(boxes, named) if conf >= STACKED_SURE and name != NONE]
-        sure = [box for box, (name, conf, _) in zip(boxes, named) if conf >= STACKED_SURE and name not in (NONE, "JK")]
+        surely = [(box, name) for box, (name, conf, _) in zip(boxes, named) if conf >= STACKED_SURE and name != NONE]
+        read_surely = [box for box, _ in surely]
+        sure = [box for box, name in surely if name != "JK"]  # a joker's word is no index's length
         boxes, named = list(boxes), list(named)
         for i, (box, (_, conf, _)) in enumerate(zip(boxes, named)):
             if conf >= STACKED_SURE:
