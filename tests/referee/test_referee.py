@@ -858,3 +858,33 @@ def test_a_card_thrown_on_the_top_covering_a_lone_corner_of_its_name_is_the_disc
     show(new, replace(shown, box=four_corner.box, corners=1, track=next(_track), orientation=None))
     assert journal.events()[-1] == Discard("Bob", "9C", source="camera")
     assert r.pile[-3:] == ["9C", "4D", "9C"] and r.turn == "Cy"
+
+
+def test_a_card_taken_and_thrown_back_where_it_lay_is_the_takers_discard(journal: Journal) -> None:
+    """petras §04: the seat to act takes the top discard as its draw, and may throw the same card. Bob
+    throws a 9S over Ann's 4H, seen by one corner beside the 4H's whole face; Cy takes it by her
+    button and throws it back where it lay. The reader gives the 9S its track from before (it lies as
+    it lay) and the 4H, whose pixels the throw changed, a new one: that is Cy's discard of the 9S,
+    not a second 4H (petras film 1002 round 7)."""
+    ref, table = dealt(journal)
+    four = replace(card("4H", 1118, 473), box=(1118, 473, 1208, 590), anchor=(1126, 488), orientation=3.0)
+    table.top = four
+    ref.on_snapshot(table.snap(), table.t)
+    assert kinds(journal)[-2:] == [("Draw", "Ann", "stock"), ("Discard", "Ann", "")]
+    rows = tuple(tuple(r) for r in table.rows)
+
+    def show(t: float, *pile: SeenCard) -> None:
+        ref.on_snapshot(TableSnapshot(t, int(t), rows, pile, pile[0], (), IMAGE), t)
+
+    nine = replace(_one_corner("9S", 1165, 1.0), box=(1165, 580, 1177, 600), anchor=(1171, 590))
+    show(10.0, replace(four, track=next(_track)), nine)
+    assert journal.events()[-1] == Discard("Bob", "9S", source="camera")
+    ref.on_press("Cy", 10.5)  # Cy takes the 9S as her draw
+    assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
+    show(11.0, replace(four, track=next(_track)))
+    assert kinds(journal)[-1] == ("Draw", "Cy", "discard")
+    show(12.0, replace(four, track=next(_track)), nine)  # thrown back: the 9S on its old track
+    assert journal.events()[-1] == Discard("Cy", "9S", source="camera")
+    r = ref.game.round
+    assert r is not None and r.pile == ["3D", "4H", "9S"] and r.turn == "Dee"
+    assert not ref.flags

@@ -180,6 +180,8 @@ class Referee:
         self._old_top_track: int | None = None  # the discard top when the last round ended
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
         self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
+        # the card the last take lifted off the pile, as it lay on top, and the pile's length since
+        self._lifted: tuple[int, SeenCard] | None = None
         # the card to take for the reader's top while it shows: (that card's track, the top's track, and a
         # name for it where the rules renamed it); a card thrown on the top, or the top itself renamed
         self._thrown: tuple[int, int, str | None] | None = None
@@ -337,7 +339,10 @@ class Referee:
             self._pile_at_last = tuple(r.pile) if r is not None else ()
             if r is None or not r.pile:
                 self._top_at.clear()
+                self._lifted = None
             else:
+                if len(r.pile) in self._top_at:
+                    self._lifted = (len(r.pile), self._top_at[len(r.pile)])
                 for k in [k for k in self._top_at if k >= len(r.pile)]:
                     del self._top_at[k]
                 top = snap.discard_top
@@ -585,8 +590,9 @@ class Referee:
         A card thrown on the top changes the top's pixels: the reader gives it a new track, as it does
         for a card of that name put there, and takes a sure lone corner that appeared with it for a
         card under the pile (as the cards a take uncovers are). With the journal's pile unchanged since
-        the last snapshot (no take), a sure corner of another name, newer than the top was, is the card
-        thrown (a JS on a KD, classic film 2000 round 3; a 5C on a 4C, petras film 2000 round 4), or a
+        the last snapshot (no take), a sure corner of another name, newer than the top was (or the card
+        the last take lifted off, lying where it lay: `_thrown_back`), is the card thrown (a JS on a KD,
+        classic film 2000 round 3; a 5C on a 4C, petras film 2000 round 4), or a
         fairly sure one where the top lies where and as it lay; it stays the top while the reader shows
         the covered card as top."""
         r = self.game.round
@@ -640,7 +646,7 @@ class Referee:
             if c.card != top.card
             and c.corners < 2
             and thrown_like(c)
-            and c.track > prev.track
+            and (c.track > prev.track or self._thrown_back(c))
             and not any(_centre_in(c, b) and b.card == c.card for b in before)
         ]
         if not new:
@@ -648,6 +654,18 @@ class Referee:
         thrown = max(new, key=lambda c: (c.confidence, c.track))
         self._thrown = (thrown.track, top.track, None)
         return replace(snap, discard_top=thrown)
+
+    def _thrown_back(self, c: SeenCard) -> bool:
+        """Whether `c` is the card the last take lifted off the pile, lying again where it lay with
+        nothing thrown since: the taker threw it back, and the reader gave it its track from before,
+        older than the top's (a 3D taken by button and thrown back on the 4H, petras film 1002 round 7)."""
+        r = self.game.round
+        return (
+            r is not None
+            and self._lifted is not None
+            and self._lifted[0] == len(r.pile)
+            and _same_place(c, self._lifted[1])
+        )
 
     def _with_faint(self, discard: tuple[SeenCard, ...]) -> tuple[SeenCard, ...]:
         """The pile's cards as read with its faint readings (the last snapshot's, when it is this one)."""
