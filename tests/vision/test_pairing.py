@@ -611,6 +611,30 @@ def test_a_six_and_a_nine_closer_than_a_cards_diagonal_at_the_tables_scale_stay_
         assert got["9H"] + got["6H"] == nines and got["KD"] == got["4S"] == 1
 
 
+@pytest.mark.parametrize(
+    ("hand_box", "nines"),
+    [((257.6, 761.7, 275.7, 772.4), 2), ((257.6, 766.7, 268.5, 776.7), 1), ((257.6, 766.7, 270.5, 776.7), 1)],
+)
+def test_an_index_turned_a_quarter_beside_one_of_its_name_is_no_covered_index_along_an_edge(
+    hand_box: tuple[float, float, float, float], nines: int
+) -> None:
+    """Petras film 1002, round 7 (round end): Bob's spread hand, seen from his side, shows its 9H's index
+    turned a quarter (18 x 10 px) 64 px from the upright 9H of Ann's meld beside it (11 x 18). A QD
+    seen by its diagonal gives the table's scale, at which that is an edge of a four-index card, and
+    the wide box passed for the upright index cut short: the two were one card, and Bob's hand showed
+    15 of its 16 cards. A covered index is cut short across or along it, not longer the other way: the
+    two stay two. A box as wide as the upright one, or a little wider, cut short in height, still
+    pairs with it along that edge."""
+    seen = [  # the frame's corners that decide it, as the recogniser read them
+        ("QD", 1.0, (214.3, 600.7, 234.3, 611.8)),
+        ("QD", 1.0, (134.1, 657.7, 155.2, 670.2)),
+        ("9H", 1.0, hand_box),
+        ("9H", 1.0, (322.5, 766.7, 333.4, 785.0)),
+    ]
+    cards = Counter(c.card for c in pair_corners([Corner(card, p, box) for card, p, box in seen], (1920, 1080)))
+    assert cards["9H"] == nines and cards["QD"] == 1
+
+
 @pytest.mark.parametrize("angle", [0.0, 30.0, 180.0])
 def test_a_four_index_cards_misread_edge_index_is_joined_by_its_next_reading(angle: float) -> None:
     """A fan of a four-index deck (held-out Dondorf theme, spread 14 of `mayi-table evaluate`): a 2H
