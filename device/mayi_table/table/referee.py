@@ -180,7 +180,7 @@ class Referee:
         self._old_top_track: int | None = None  # the discard top when the last round ended
         self._noted: set[str] = set()  # state mismatches flagged already (each once until the next deal)
         self._top_at: dict[int, SeenCard] = {}  # how each card of the pile (by index) lay when it was on top
-        # the card the last take lifted off the pile, as it lay on top, and the pile's length since
+        # the card the last take lifted off the pile: its place in the pile, and how it lay on top
         self._lifted: tuple[int, SeenCard] | None = None
         # the card to take for the reader's top while it shows: (that card's track, the top's track, and a
         # name for it where the rules renamed it); a card thrown on the top, or the top itself renamed

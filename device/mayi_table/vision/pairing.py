@@ -723,7 +723,7 @@ def pair_corners(
     cards = _grouped(corners, image_size, edges=True, join_edges=True)
     if any(len(c.corners) > 2 for c in cards) or _fanned_edges(cards):
         return cards  # a four-index deck is on the table: its cards' edges pair too
-    scales = [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
+    scales = _diagonal_scales(cards)
     if not scales:
         return _grouped(corners, image_size, edges=False)
     # edges whose length fits the table's scale may still be a four-index deck's
@@ -780,6 +780,11 @@ def _holds_another(fit: PairFit, group: Sequence[Corner], i: int, j: int) -> flo
         ):
             return HELD_INDEX_COST
     return 0.0
+
+
+def _diagonal_scales(cards: Sequence[PhysicalCard]) -> list[float]:
+    """The scale (pixels per mm) of each card seen by its two diagonal indices: the table's, in all."""
+    return [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
 
 
 def _diagonal_scale(card: PhysicalCard) -> float:
@@ -884,7 +889,7 @@ def _join_misread_pairs(
     # two misread corners must lie a card's diagonal apart at the table's scale where its cards show it:
     # the size of the boxes alone lets a far shorter diagonal pass (a meld's 6C paired with the 9C of
     # the row above, 0.6 of a card's diagonal apart, petras film 1002 round 6)
-    scales = [_diagonal_scale(c) for c in cards if c.orientation is not None and len(c.corners) == 2]
+    scales = _diagonal_scales(cards)
     table_scale = float(np.median(scales)) if len(scales) >= JOIN_SCALE_CARDS else None
     for x, i in enumerate(lone):
         for j in lone[x + 1 :]:
