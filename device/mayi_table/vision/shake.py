@@ -35,6 +35,12 @@ NOISE_PERCENTILES = (1, 5, 10, 20, 30)  # the noise floor is fitted too, among t
 MIN_STRENGTH = 0.2
 AXIS_MIN_STRENGTH = 0.5
 AXIS_DEGREES = 10
+# A small frame's spectrum, from few tiles, is rough, and a hand spread's few upright cards soften it
+# along their long edges (steady spreads were taken for 6-9 px streaks within 30 degrees of upright):
+# under SMALL_FRAME_TILES tiles a streak must explain it by SMALL_FRAME_MIN_STRENGTH in any direction
+# (chosen on the spreads of seeds 5001 and 6001: the calls under it cost more spreads than they saved)
+SMALL_FRAME_TILES = 40
+SMALL_FRAME_MIN_STRENGTH = 1.0
 WIENER_K = 0.02  # the deconvolution's noise-to-signal ratio (chosen on the same tables)
 TILE_BATCH, CANDIDATE_BATCH = 4, 64  # worked through a batch at a time, to keep the memory small
 
@@ -116,9 +122,18 @@ def tile_count(height: int, width: int) -> int:
     return max(0, (height - PATCH) // step + 1) * max(0, (width - PATCH) // step + 1)
 
 
+def needed_strength(tiles: int, angle: float) -> float:
+    """How much better than no streak a streak at `angle` must explain a spectrum of `tiles` tiles."""
+    if tiles < SMALL_FRAME_TILES:
+        return SMALL_FRAME_MIN_STRENGTH
+    near_axis = min(angle % 90, 90 - angle % 90) <= AXIS_DEGREES
+    return AXIS_MIN_STRENGTH if near_axis else MIN_STRENGTH
+
+
 def find_shake(image_bgr: np.ndarray) -> Shake | None:
     """The camera-shake streak of a frame, or None for a steady one (or one too small to tell)."""
-    if image_bgr.ndim != 3 or tile_count(*image_bgr.shape[:2]) < MIN_TILES:
+    tiles = tile_count(*image_bgr.shape[:2])
+    if image_bgr.ndim != 3 or tiles < MIN_TILES:
         return None
     m = _models()
     spectrum = power_spectrum(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY))[m.band].astype(np.float32) + 1e-6
@@ -136,8 +151,7 @@ def find_shake(image_bgr: np.ndarray) -> Shake | None:
     best = int(np.argmin(errors[1:])) + 1
     length, angle = m.candidates[best]
     strength = float(errors[0] - errors[best])
-    near_axis = min(angle % 90, 90 - angle % 90) <= AXIS_DEGREES
-    if strength < (AXIS_MIN_STRENGTH if near_axis else MIN_STRENGTH):
+    if strength < needed_strength(tiles, angle):
         return None
     return Shake(length, float(angle), strength)
 
