@@ -236,6 +236,39 @@ def test_a_box_inside_another_is_read_once() -> None:
     assert drop_nested([Corner("JK", 0.4, joker.box), Corner("JC", 0.9, its_j.box)]) == [Corner("JC", 0.9, its_j.box)]
 
 
+def test_a_jokers_mark_framed_whole_and_in_two_pieces_is_one_index() -> None:
+    """The detector frames a joker's mark whole and two overlapping pieces of it, all read JK: the
+    pieces, not nested in each other, were two jokers. Now the whole stands for its pieces, when it
+    reads their face surely; one loose box around a single index does not replace it (a loose 9C box
+    about a tight one broke a card's pair on a held-out table), nor two cards' indices side by side."""
+    from mayi_table.vision.classify import WHOLE_SURE, drop_nested
+
+    whole = Corner("JK", 0.995, (460, 294, 505, 341))  # the boxes of held-out spread 165 of seed 5001
+    pieces = [Corner("JK", 0.999, (474, 293, 503, 327)), Corner("JK", 0.998, (459, 307, 491, 341))]
+    assert drop_nested([*pieces, whole]) == [whole]
+    assert set(drop_nested([*pieces, Corner("JK", WHOLE_SURE - 0.1, whole.box)])) == set(pieces)
+    assert set(drop_nested([*pieces, Corner("QS", 0.999, whole.box)])) == set(pieces)
+    neighbour = Corner("5S", 0.9, (503, 300, 520, 330))  # touches the whole mark: stays
+    assert set(drop_nested([*pieces, neighbour, whole])) == {whole, neighbour}
+    tight = Corner("9C", 1.0, (1172, 609, 1188, 633))  # held-out table 23 of seed 4242
+    assert drop_nested([tight, Corner("9C", 0.991, (1160, 607, 1189, 635))]) == [tight]
+    side_by_side = [Corner("8C", 1.0, (100, 100, 116, 124)), Corner("8C", 0.99, (117, 101, 133, 125))]
+    assert set(drop_nested([*side_by_side, Corner("8C", 0.95, (98, 98, 135, 127))])) == set(side_by_side)
+
+
+@pytest.mark.parametrize("seed", [150, 331])
+def test_a_held_out_spreads_joker_is_one_card(seed: int) -> None:
+    """Held-out procedural spreads whose one joker was read as two (its mark framed whole and in two
+    pieces)."""
+    if not (MODELS_DIR / "index.onnx").exists():
+        pytest.skip("no models committed under vision_models/ yet")
+    from mayi_table.vision.recognize import Recognizer
+
+    scene, truth = render_spread(seed, HELD_OUT_DESIGNS)
+    assert truth.count("JK") == 1
+    assert [c.card for c in Recognizer(MODELS_DIR, "onnx").recognize(scene.image)].count("JK") == 1
+
+
 def test_index_dataset_of_hand_spreads(tmp_path: Path) -> None:
     """Hand spreads give crops too, and the share of spreads is part of what the seed fixes."""
     build_index_dataset(tmp_path / "a", scenes=1, val_scenes=0, seed=3, spread_share=1.0)

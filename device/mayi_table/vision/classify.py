@@ -9,6 +9,7 @@ well. Its model lives beside the detector's as ``index.pt`` / ``index.onnx`` / `
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 from typing import Sequence
 
@@ -255,13 +256,44 @@ def stacked_ends(box: Box, sure: Sequence[Box]) -> list[Box]:
 
 
 NESTED_SHARE = 0.6  # a box lying this much inside another is part of the same index
+# The detector may frame a joker's mark whole and, besides, two overlapping pieces of it, each read JK:
+# the pieces, not nested in each other, would be two jokers. Two or more boxes of one face that lie
+# inside a bigger box read surely as that face, and overlap one another by PIECES_OVERLAP or more of
+# the smaller (two cards' visible indices hardly do), are its pieces: the whole stands for them.
+PIECES_OVERLAP = 0.1
+WHOLE_SURE = 0.9
+
+
+def box_area(box: Box) -> float:
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
+def pieces_of_wholes(corners: Sequence[Corner]) -> list[Corner]:
+    """The corners that are pieces of a whole index also framed (see PIECES_OVERLAP)."""
+    pieces: list[Corner] = []
+    for whole in corners:
+        if whole.confidence < WHOLE_SURE:
+            continue
+        inside = [
+            c
+            for c in corners
+            if c is not whole
+            and c.card == whole.card
+            and box_area(c.box) < box_area(whole.box)
+            and inside_share(c.box, whole.box) >= NESTED_SHARE
+        ]
+        if any(PIECES_OVERLAP <= inside_share(a.box, b.box) < NESTED_SHARE for a, b in combinations(inside, 2)):
+            pieces += inside
+    return pieces
 
 
 def drop_nested(corners: Sequence[Corner]) -> list[Corner]:
     """Keep the best-read of corners that lie inside one another (the detector may frame the word
-    JOKER and its J apart, or an index and its rank); the NMS overlap test misses a box inside a box."""
+    JOKER and its J apart, or an index and its rank), and the whole of an index framed in pieces too;
+    the NMS overlap test misses a box inside a box."""
+    pieces = pieces_of_wholes(corners)
     kept: list[Corner] = []
     for c in sorted(corners, key=lambda c: -c.confidence):
-        if all(inside_share(c.box, k.box) < NESTED_SHARE for k in kept):
+        if not any(c is p for p in pieces) and all(inside_share(c.box, k.box) < NESTED_SHARE for k in kept):
             kept.append(c)
     return kept
