@@ -25,6 +25,10 @@ Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels of the image
 Readings = tuple[tuple[str, float], ...]  # other names a mark may have, with their probabilities, likeliest first
 
 
+def box_area(box: Box) -> float:
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
 @dataclass(frozen=True)
 class Corner:
     """One detected corner index."""

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .classes import MIN_CONFIDENCE, Box, Corner, Readings
+from .classes import MIN_CONFIDENCE, Box, Corner, Readings, box_area
 from .detect import Backend, ModelError, load_backend, model_file, to_tensor
 from .index_crops import CROP_PAD, CROP_SIZE, INDEX_CLASSES, NONE, index_crop, inside_share
 from .jokers import JokerMarks, marks_in
@@ -262,10 +262,6 @@ NESTED_SHARE = 0.6  # a box lying this much inside another is part of the same i
 # the smaller (two cards' visible indices hardly do), are its pieces: the whole stands for them.
 PIECES_OVERLAP = 0.1
 WHOLE_SURE = 0.9
-
-
-def box_area(box: Box) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
 
 
 def pieces_of_wholes(corners: Sequence[Corner]) -> list[Corner]:

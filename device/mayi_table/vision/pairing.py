@@ -76,7 +76,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .classes import Box, Corner, PhysicalCard, Readings
+from .classes import Box, Corner, PhysicalCard, Readings, box_area
 
 # ------------------------------------------------------------------ card geometry (millimetres)
 
@@ -216,7 +216,7 @@ def _fit_pair_as(geo: IndexGeometry, a: Corner, b: Corner, others: Sequence[Corn
     # 1. point symmetry: the same box size
     size_err = _size_error(a.box, b.box)
     if size_err >= 1 and geo.crowded_size_tolerance:
-        smaller = a if _area(a.box) <= _area(b.box) else b
+        smaller = a if box_area(a.box) <= box_area(b.box) else b
         if _touched(smaller, others, (a, b)):
             size_err = _size_error(a.box, b.box, geo.crowded_size_tolerance)
     if size_err >= 1:
@@ -336,7 +336,7 @@ def _side_shape_error(a: Box, b: Box, c: float, s: float, geo: IndexGeometry, co
     """How far two boxes along one edge are from an index turned to |cos| c, |sin| s: 1 at
     SIDE_SHAPE_LIMIT, or for the smaller box, where it is cut short of the other, at
     COVERED_SHAPE_LIMIT."""
-    whole, cut = sorted((a, b), key=_area, reverse=True)
+    whole, cut = sorted((a, b), key=box_area, reverse=True)
     (ww, wh), (cw, ch) = _size(whole), _size(cut)
     # a covered index is cut short across or along it, not longer the other way than a whole one
     # beyond the boxes' noise (a hand's 9H turned a quarter, 18 x 10 px, beside a meld's upright 9H,
@@ -536,10 +536,10 @@ def _one_index_once(group: list[Corner]) -> list[Corner]:
     one index twice (the rank alone beside the whole index; a joker's long JOKER word as its upper and
     lower part). Two cards' indices never lie so close: a fan leaves each index whole."""
     kept: list[Corner] = []
-    for c in sorted(group, key=lambda c: (-_area(c.box), -c.confidence, c.box)):
+    for c in sorted(group, key=lambda c: (-box_area(c.box), -c.confidence, c.box)):
         if not any(
             math.dist(_centre(c.box), _centre(k.box)) < SAME_INDEX_REACH * math.hypot(*_size(k.box))
-            or _shared(c.box, k.box) >= _overlap_limit(c, k) * min(_area(c.box), _area(k.box))
+            or _shared(c.box, k.box) >= _overlap_limit(c, k) * min(box_area(c.box), box_area(k.box))
             for k in kept
         ):
             kept.append(c)
@@ -566,7 +566,7 @@ def _one_face_per_index(corners: Sequence[Corner]) -> list[Corner]:
         return any(
             f.confidence > j.confidence
             and _inside(_centre(j.box), f.box)
-            and _shared(j.box, f.box) >= SAME_INDEX_OVERLAP * min(_area(j.box), _area(f.box))
+            and _shared(j.box, f.box) >= SAME_INDEX_OVERLAP * min(box_area(j.box), box_area(f.box))
             for f in faces
         )
 
@@ -580,11 +580,6 @@ def _inside(point: tuple[float, float], box: Box) -> bool:
 def _shared(a: Box, b: Box) -> float:
     """The area two boxes share."""
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def _area(box: Box) -> float:
-    w, h = _size(box)
-    return w * h
 
 
 def _as_rectangle(corners: list[Corner], name: str, others: Sequence[Corner]) -> float | None:
@@ -990,7 +985,7 @@ def _split_stacked_marks(
                 continue
             if not (mark.card == index.card or (mark.card == "JK" and mark.confidence < STACK_READING_MAX)):
                 continue
-            if _area(mark.box) < STACK_AREA_MIN * _area(index.box):
+            if box_area(mark.box) < STACK_AREA_MIN * box_area(index.box):
                 continue
             (mw, mh), (iw, ih) = _size(mark.box), _size(index.box)
             if (mh >= mw) != (ih >= iw):
